@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Builds Skele-Code in build-tests/ (development build) and runs every test under Xvfb.
+# The last line printed is always "N passed, N failed, N skipped".
+# Set CI=true to build with --werror.
+
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+exec < /dev/null
+
+build_dir="build-tests"
+testlog="${build_dir}/meson-logs/testlog.json"
+
+summary() {
+  echo "$1 passed, $2 failed, $3 skipped"
+}
+
+bash build-aux/install-deps.sh \
+  || echo "run-tests: installing dependencies failed; trying to build anyway" >&2
+
+setup_args=(-Ddevelopment=true)
+case "${CI:-}" in
+  "" | false | 0) setup_args+=(-Dwerror=false) ;;
+  *) setup_args+=(--werror) ;;
+esac
+if [[ -f "${build_dir}/meson-private/coredata.dat" ]]; then
+  setup_args+=(--reconfigure)
+fi
+
+if ! meson setup "${build_dir}" "${setup_args[@]}"; then
+  echo "run-tests: meson setup failed" >&2
+  summary 0 0 0
+  exit 1
+fi
+if ! meson compile -C "${build_dir}"; then
+  echo "run-tests: build failed" >&2
+  summary 0 0 0
+  exit 1
+fi
+
+rm -f "${testlog}"
+test_cmd=(meson test -C "${build_dir}" --print-errorlogs --num-processes 2)
+test_status=0
+if command -v xvfb-run > /dev/null; then
+  xvfb-run -a -s '-screen 0 1280x800x24' "${test_cmd[@]}" || test_status=$?
+else
+  echo "run-tests: xvfb-run not found; running without a virtual display" >&2
+  "${test_cmd[@]}" || test_status=$?
+fi
+
+# Count the results: OK and EXPECTEDFAIL pass; FAIL, UNEXPECTEDPASS, TIMEOUT and
+# ERROR fail; SKIP is skipped. testlog.json holds one JSON object per line.
+counts="0 0 0"
+if [[ -f "${testlog}" ]]; then
+  if [[ -x /usr/bin/python3 ]]; then
+    counts="$(/usr/bin/python3 - "${testlog}" << 'EOF'
+import json
+import sys
+
+passed = failed = skipped = 0
+with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
+    for line in log:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            result = json.loads(line).get("result")
+        except (ValueError, AttributeError):
+            continue
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result in ("FAIL", "UNEXPECTEDPASS", "TIMEOUT", "ERROR"):
+            failed += 1
+        elif result == "SKIP":
+            skipped += 1
+print(passed, failed, skipped)
+EOF
+)"
+  else
+    counts="$({ grep -o '"result": *"[A-Z]*"' "${testlog}" || true; } | awk -F'"' '
+      $4 == "OK" || $4 == "EXPECTEDFAIL" { p++ }
+      $4 == "FAIL" || $4 == "UNEXPECTEDPASS" || $4 == "TIMEOUT" || $4 == "ERROR" { f++ }
+      $4 == "SKIP" { s++ }
+      END { print p + 0, f + 0, s + 0 }')"
+  fi
+fi
+read -r passed failed skipped <<< "${counts}"
+
+status=0
+if [[ "${test_status}" -ne 0 ]]; then
+  echo "run-tests: meson test exited with status ${test_status}" >&2
+  status=1
+fi
+if [[ "${failed}" -gt 0 ]]; then
+  status=1
+fi
+if [[ $((passed + failed + skipped)) -eq 0 ]]; then
+  echo "run-tests: no test ran" >&2
+  status=1
+fi
+
+summary "${passed}" "${failed}" "${skipped}"
+exit "${status}"

@@ -1,0 +1,509 @@
+/* skele.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "skele"
+
+#include "config.h"
+
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include <glib/gi18n-lib.h>
+#include <glib-unix.h>
+
+#include "sk-project.h"
+#include "sk-runner.h"
+
+#define EXIT_NODE_FAILED 1
+#define EXIT_INVALID 2
+#define EXIT_INTERRUPTED 130
+#define MAX_SUMMARY_LINES 12
+
+typedef struct
+{
+  GMainLoop    *loop;
+  GCancellable *cancellable;
+  SkProject    *project;
+  SkRunStats    stats;
+  GError       *error;
+  gboolean      events;
+  gboolean      interrupted;
+  gboolean      done;
+} RunContext;
+
+static void
+print_problem (const SkProblem *problem)
+{
+  if (problem->is_warning)
+    g_printerr (_("warning: %s\n"), problem->message);
+  else
+    g_printerr (_("error: %s\n"), problem->message);
+}
+
+static SkProject *
+load_project (const char  *path,
+              GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+
+  return sk_project_load (file, error);
+}
+
+static void
+print_indented (const char *text,
+                guint       max_lines)
+{
+  g_auto(GStrv) lines = NULL;
+  guint n;
+
+  if (text == NULL || text[0] == '\0')
+    return;
+
+  lines = g_strsplit (text, "\n", -1);
+  n = g_strv_length (lines);
+
+  for (guint i = 0; i < n && i < max_lines; i++)
+    g_printerr ("    %s\n", lines[i]);
+
+  if (n > max_lines)
+    g_printerr (g_dngettext (GETTEXT_PACKAGE, "    … and %u more line\n",
+                             "    … and %u more lines\n", n - max_lines),
+                n - max_lines);
+}
+
+static void
+emit_event (SkNode      *node,
+            SkNodeState  state)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  const char * const *files;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "event");
+  json_builder_add_string_value (builder, "state");
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, sk_node_get_id (node));
+  json_builder_set_member_name (builder, "key");
+  json_builder_add_string_value (builder, sk_node_get_key (node));
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, sk_node_get_name (node));
+  json_builder_set_member_name (builder, "state");
+  json_builder_add_string_value (builder, sk_node_state_to_string (state));
+
+  if (sk_node_state_is_finished (state))
+    {
+      json_builder_set_member_name (builder, "output_text");
+      json_builder_add_string_value (builder, sk_node_get_output_text (node));
+      json_builder_set_member_name (builder, "output_files");
+      json_builder_begin_array (builder);
+      files = sk_node_get_output_files (node);
+      for (guint i = 0; files[i] != NULL; i++)
+        json_builder_add_string_value (builder, files[i]);
+      json_builder_end_array (builder);
+    }
+
+  if (sk_node_get_error_text (node) != NULL)
+    {
+      json_builder_set_member_name (builder, "error");
+      json_builder_add_string_value (builder, sk_node_get_error_text (node));
+    }
+
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  text = json_generator_to_data (generator, NULL);
+  g_print ("%s\n", text);
+  fflush (stdout);
+}
+
+static void
+emit_summary_event (const SkRunStats *stats,
+                    int               status)
+{
+  g_print ("{\"event\":\"finished\",\"succeeded\":%u,\"failed\":%u,\"skipped\":%u,"
+           "\"up_to_date\":%u,\"cancelled\":%u,\"seconds\":%.3f,\"exit_status\":%d}\n",
+           stats->succeeded, stats->failed, stats->skipped, stats->up_to_date,
+           stats->cancelled, stats->seconds, status);
+  fflush (stdout);
+}
+
+static void
+node_state_changed_cb (SkRunner    *runner,
+                       SkNode      *node,
+                       SkNodeState  state,
+                       RunContext  *context)
+{
+  const char *name = sk_node_get_name (node);
+
+  if (context->events)
+    emit_event (node, state);
+
+  switch (state)
+    {
+    case SK_NODE_STATE_RUNNING:
+      g_printerr (_("Running “%s”…\n"), name);
+      break;
+
+    case SK_NODE_STATE_SUCCEEDED:
+      g_printerr (_("✓ “%s” succeeded.\n"), name);
+      print_indented (sk_node_get_output_text (node), MAX_SUMMARY_LINES);
+      break;
+
+    case SK_NODE_STATE_SKIPPED:
+      g_printerr (_("– “%s” was skipped: the step decided not to run.\n"), name);
+      print_indented (sk_node_get_output_text (node), MAX_SUMMARY_LINES);
+      break;
+
+    case SK_NODE_STATE_UP_TO_DATE:
+      g_printerr (_("= “%s” is up to date; nothing it depends on has changed.\n"), name);
+      break;
+
+    case SK_NODE_STATE_FAILED:
+      g_printerr (_("✗ “%s” failed: %s\n"), name,
+                  sk_node_get_error_text (node) != NULL ? sk_node_get_error_text (node) : "");
+      print_indented (sk_node_get_error_detail (node), MAX_SUMMARY_LINES * 2);
+      if (sk_node_get_key (node)[0] != '\0')
+        g_printerr (_("    Its full output is in %s/.skele/.\n"), sk_node_get_key (node));
+      break;
+
+    case SK_NODE_STATE_CANCELLED:
+      g_printerr (_("“%s” was stopped.\n"), name);
+      break;
+
+    case SK_NODE_STATE_IDLE:
+    case SK_NODE_STATE_STALE:
+    case SK_NODE_STATE_QUEUED:
+    default:
+      break;
+    }
+}
+
+static void
+run_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  RunContext *context = user_data;
+
+  sk_runner_run_finish (SK_RUNNER (object), result, &context->stats, &context->error);
+  context->done = TRUE;
+  g_main_loop_quit (context->loop);
+}
+
+static gboolean
+interrupt_cb (gpointer user_data)
+{
+  RunContext *context = user_data;
+
+  if (!context->interrupted)
+    g_printerr (_("Stopping the run…\n"));
+
+  context->interrupted = TRUE;
+  g_cancellable_cancel (context->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+static int
+command_run (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkRunner) runner = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GCancellable) cancellable = NULL;
+  g_auto(GStrv) only = NULL;
+  g_autofree char *from = NULL;
+  g_autofree char *to = NULL;
+  g_autofree char *events = NULL;
+  g_autofree char *python = NULL;
+  RunContext context = { 0 };
+  gboolean force = FALSE;
+  gboolean in_memory = FALSE;
+  gboolean has_errors = FALSE;
+  double timeout = 0;
+  int jobs = 0;
+  guint sigint_id, sigterm_id;
+  int status;
+  GOptionEntry entries[] = {
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      N_("Run at most N steps at once (default: one per processor)"), "N" },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
+      N_("Run steps again even when they are up to date"), NULL },
+    { "only", 0, 0, G_OPTION_ARG_STRING_ARRAY, &only,
+      N_("Run only this step (may be given more than once)"), "KEY" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &from,
+      N_("Run this step and every step after it"), "KEY" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to,
+      N_("Run this step and every step it needs"), "KEY" },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
+      N_("Stop a step that runs longer than this"), "SECONDS" },
+    { "in-memory", 0, 0, G_OPTION_ARG_NONE, &in_memory,
+      N_("Run all steps in one Python process and pass results without saving them"), NULL },
+    { "events", 0, 0, G_OPTION_ARG_STRING, &events,
+      N_("Write one JSON object per line to standard output for each change"), "json" },
+    { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
+      N_("The Python interpreter that runs the steps"), "PATH" },
+    { NULL }
+  };
+
+  options = g_option_context_new (_("FOLDER — run a workflow"));
+  g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (options,
+                                _("Runs the steps of a workflow in dependency order, without "
+                                  "any language model. Steps marked to run are run unless "
+                                  "--only, --from or --to choose others."));
+
+  if (!g_option_context_parse (options, &argc, &argv, &error))
+    {
+      g_printerr ("skele run: %s\n", error->message);
+      return EXIT_INVALID;
+    }
+
+  if (argc != 2)
+    {
+      g_printerr (_("skele run: give exactly one workflow folder. See “skele run --help”.\n"));
+      return EXIT_INVALID;
+    }
+
+  if (events != NULL && !g_str_equal (events, "json"))
+    {
+      g_printerr (_("skele run: --events only knows “json”.\n"));
+      return EXIT_INVALID;
+    }
+
+  if (jobs < 0 || timeout < 0)
+    {
+      g_printerr (_("skele run: --jobs and --timeout cannot be negative.\n"));
+      return EXIT_INVALID;
+    }
+
+  if ((project = load_project (argv[1], &error)) == NULL)
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  problems = sk_project_validate (project);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (!problem->is_warning)
+        {
+          print_problem (problem);
+          has_errors = TRUE;
+        }
+    }
+
+  if (has_errors)
+    {
+      g_printerr (_("The workflow was not run. Correct the problems above and try again.\n"));
+      return EXIT_INVALID;
+    }
+
+  nodes = sk_runner_select_nodes (project, (const char * const *) only, from, to, &error);
+  if (nodes == NULL)
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  if (nodes->len == 0)
+    {
+      g_printerr (_("No step is marked to run. Mark steps with “run”: true, or choose them "
+                    "with --only, --from or --to.\n"));
+      if (events != NULL)
+        emit_summary_event (&context.stats, 0);
+      return EXIT_SUCCESS;
+    }
+
+  if (python == NULL)
+    python = g_strdup (g_getenv ("SKELE_PYTHON"));
+
+  runner = sk_runner_new ();
+  sk_runner_set_jobs (runner, jobs);
+  sk_runner_set_force (runner, force);
+  sk_runner_set_timeout (runner, timeout);
+  sk_runner_set_in_memory (runner, in_memory);
+  sk_runner_set_python (runner, python);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  cancellable = g_cancellable_new ();
+  context.loop = loop;
+  context.cancellable = cancellable;
+  context.project = project;
+  context.events = events != NULL;
+
+  g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), &context);
+  sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, &context);
+  sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, &context);
+
+  g_printerr (g_dngettext (GETTEXT_PACKAGE, "Running %u step of “%s”.\n",
+                           "Running %u steps of “%s”.\n", nodes->len),
+              nodes->len, sk_project_get_name (project));
+
+  sk_runner_run_async (runner, project, nodes, cancellable, run_done_cb, &context);
+  if (!context.done)
+    g_main_loop_run (loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+
+  if (context.interrupted || g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    status = EXIT_INTERRUPTED;
+  else if (context.error != NULL &&
+           context.error->domain == SK_PROJECT_ERROR)
+    status = EXIT_INVALID;
+  else if (context.error != NULL || context.stats.failed > 0 || context.stats.cancelled > 0)
+    status = EXIT_NODE_FAILED;
+  else
+    status = EXIT_SUCCESS;
+
+  if (context.error != NULL && !g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_printerr (_("error: %s\n"), context.error->message);
+
+  g_printerr (_("Finished in %.1f s: %u succeeded, %u failed, %u skipped, %u up to date, "
+                "%u stopped.\n"),
+              context.stats.seconds, context.stats.succeeded, context.stats.failed,
+              context.stats.skipped, context.stats.up_to_date, context.stats.cancelled);
+
+  if (context.events)
+    emit_summary_event (&context.stats, status);
+
+  g_clear_error (&context.error);
+  return status;
+}
+
+static int
+command_validate (int    argc,
+                  char **argv)
+{
+  g_autoptr(GOptionContext) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  guint errors = 0;
+  guint warnings = 0;
+
+  options = g_option_context_new (_("FOLDER|FILE — check a workflow without running it"));
+  g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
+  g_option_context_set_summary (options,
+                                _("Checks the workflow’s structure, its cycles, its step "
+                                  "names and that each step has a script."));
+
+  if (!g_option_context_parse (options, &argc, &argv, &error))
+    {
+      g_printerr ("skele validate: %s\n", error->message);
+      return EXIT_INVALID;
+    }
+
+  if (argc != 2)
+    {
+      g_printerr (_("skele validate: give exactly one workflow folder or process.json file.\n"));
+      return EXIT_INVALID;
+    }
+
+  if ((project = load_project (argv[1], &error)) == NULL)
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  problems = sk_project_validate (project);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      print_problem (problem);
+      if (problem->is_warning)
+        warnings++;
+      else
+        errors++;
+    }
+
+  if (errors > 0)
+    {
+      g_printerr (g_dngettext (GETTEXT_PACKAGE, "The workflow has %u problem to correct.\n",
+                               "The workflow has %u problems to correct.\n", errors),
+                  errors);
+      return EXIT_INVALID;
+    }
+
+  g_printerr (g_dngettext (GETTEXT_PACKAGE, "The workflow “%s” is valid: %u step.\n",
+                           "The workflow “%s” is valid: %u steps.\n",
+                           sk_project_get_n_nodes (project)),
+              sk_project_get_name (project), sk_project_get_n_nodes (project));
+  return EXIT_SUCCESS;
+}
+
+static void
+print_usage (FILE *stream)
+{
+  fprintf (stream, "%s",
+           _("Usage: skele COMMAND [OPTION…]\n"
+             "\n"
+             "Commands:\n"
+             "  run FOLDER        Run a workflow’s steps in dependency order\n"
+             "  validate FOLDER   Check a workflow without running it\n"
+             "\n"
+             "Run “skele COMMAND --help” for a command’s options.\n"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *command;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return EXIT_INVALID;
+    }
+
+  command = argv[1];
+
+  if (g_str_equal (command, "--version"))
+    {
+      g_print ("skele %s\n", PACKAGE_VERSION);
+      return EXIT_SUCCESS;
+    }
+
+  if (g_str_equal (command, "--help") || g_str_equal (command, "-h") ||
+      g_str_equal (command, "help"))
+    {
+      print_usage (stdout);
+      return EXIT_SUCCESS;
+    }
+
+  /* Each command parses its own options, with its name as the program. */
+  argv[1] = g_strdup_printf ("skele %s", command);
+
+  if (g_str_equal (command, "run"))
+    return command_run (argc - 1, argv + 1);
+
+  if (g_str_equal (command, "validate"))
+    return command_validate (argc - 1, argv + 1);
+
+  g_printerr (_("skele: unknown command “%s”.\n"), command);
+  print_usage (stderr);
+  return EXIT_INVALID;
+}

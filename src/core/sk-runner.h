@@ -1,0 +1,95 @@
+/* sk-runner.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sk-project.h"
+
+G_BEGIN_DECLS
+
+#define SK_RUNNER_ERROR (sk_runner_error_quark ())
+
+typedef enum
+{
+  SK_RUNNER_ERROR_NO_PYTHON,
+  SK_RUNNER_ERROR_WORKER,
+  SK_RUNNER_ERROR_SAVE,
+} SkRunnerError;
+
+/**
+ * SkRunStats:
+ * @succeeded: nodes whose script succeeded
+ * @failed: nodes that failed
+ * @skipped: nodes whose preprocess() declined to run
+ * @up_to_date: nodes that did not need to run again
+ * @cancelled: nodes that were stopped or never started
+ * @seconds: the run's wall-clock time
+ *
+ * What a run did, counted over the nodes that were asked to run.
+ */
+typedef struct
+{
+  guint  succeeded;
+  guint  failed;
+  guint  skipped;
+  guint  up_to_date;
+  guint  cancelled;
+  double seconds;
+} SkRunStats;
+
+#define SK_TYPE_RUNNER (sk_runner_get_type())
+
+G_DECLARE_FINAL_TYPE (SkRunner, sk_runner, SK, RUNNER, GObject)
+
+GQuark      sk_runner_error_quark     (void);
+
+SkRunner   *sk_runner_new             (void);
+guint       sk_runner_get_jobs        (SkRunner             *self);
+void        sk_runner_set_jobs        (SkRunner             *self,
+                                       guint                 jobs);
+double      sk_runner_get_timeout     (SkRunner             *self);
+void        sk_runner_set_timeout     (SkRunner             *self,
+                                       double                seconds);
+gboolean    sk_runner_get_in_memory   (SkRunner             *self);
+void        sk_runner_set_in_memory   (SkRunner             *self,
+                                       gboolean              in_memory);
+gboolean    sk_runner_get_force       (SkRunner             *self);
+void        sk_runner_set_force       (SkRunner             *self,
+                                       gboolean              force);
+const char *sk_runner_get_python      (SkRunner             *self);
+void        sk_runner_set_python      (SkRunner             *self,
+                                       const char           *python);
+guint64     sk_runner_get_log_limit   (SkRunner             *self);
+void        sk_runner_set_log_limit   (SkRunner             *self,
+                                       guint64               bytes);
+gboolean    sk_runner_get_save_results(SkRunner             *self);
+void        sk_runner_set_save_results(SkRunner             *self,
+                                       gboolean              save_results);
+
+GPtrArray  *sk_runner_select_nodes    (SkProject            *project,
+                                       const char * const   *only,
+                                       const char           *from,
+                                       const char           *to,
+                                       GError              **error);
+char       *sk_runner_fingerprint     (SkRunner             *self,
+                                       SkProject            *project,
+                                       SkNode               *node);
+char       *sk_runner_get_harness_path(GError              **error);
+
+void        sk_runner_run_async       (SkRunner             *self,
+                                       SkProject            *project,
+                                       GPtrArray            *nodes,
+                                       GCancellable         *cancellable,
+                                       GAsyncReadyCallback   callback,
+                                       gpointer              user_data);
+gboolean    sk_runner_run_finish      (SkRunner             *self,
+                                       GAsyncResult         *result,
+                                       SkRunStats           *stats,
+                                       GError              **error);
+
+G_END_DECLS

@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Runs Skele-Code node scripts for the runner.
+
+The runner does not rely on a script's ``__main__`` block. It starts this
+harness, which imports the script, builds ``prior_outputs``, calls
+``preprocess`` -> ``compute`` -> ``save`` and reports a machine-readable result.
+
+Two modes:
+
+``run SPEC``
+    Runs one node in this process (the isolated mode). SPEC is a JSON object;
+    the result is written atomically to ``SPEC["result"]``.
+
+``worker FD``
+    Stays alive for a whole run (the in-memory mode). Reads one JSON spec per
+    line on standard input and writes one JSON result per line to file
+    descriptor FD. Outputs stay in this process and are handed to successors
+    without pickling; ``save()`` is not called.
+
+A spec holds ``workflow`` (the workflow folder), ``key`` (the node's key),
+``priors`` (a list of ``{"key": ..., "source": "file" | "memory" | "none"}``)
+and, for the worker, ``stdout_log``, ``stderr_log`` and ``log_limit``.
+
+Only the standard library is used, so any Python 3 can run it.
+"""
+
+import importlib.util
+import io
+import json
+import os
+import pickle
+import signal
+import sys
+import time
+import traceback
+
+MAX_ERROR_TEXT = 2000
+
+
+class NodeFailure(Exception):
+    """A failure described in plain language, without a traceback."""
+
+
+def _short(text):
+    text = str(text)
+    if len(text) > MAX_ERROR_TEXT:
+        text = text[:MAX_ERROR_TEXT] + "…"
+    return text
+
+
+def _describe_exception(exc):
+    name = type(exc).__name__
+    message = str(exc)
+    return f"{name}: {message}" if message else name
+
+
+def _describe_types(output):
+    types = {}
+    for key, value in output.items():
+        types[str(key)] = type(value).__name__
+    return types
+
+
+def _load_pickle(path):
+    try:
+        with open(path, "rb") as handle:
+            value = pickle.load(handle)
+    except FileNotFoundError:
+        return {}
+    except Exception:  # A damaged pickle means the prior did not complete.
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _prior_outputs(spec, memory):
+    outputs = {}
+    workflow = spec["workflow"]
+    for prior in spec.get("priors", []):
+        key = prior["key"]
+        source = prior.get("source", "none")
+        if source == "memory" and key in memory:
+            outputs[key] = memory[key]
+        elif source in ("file", "memory"):
+            outputs[key] = _load_pickle(os.path.join(workflow, key, key + ".pkl"))
+        else:
+            outputs[key] = {}
+    return outputs
+
+
+def _import_script(path, key):
+    module_name = "skele_node_" + key
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise NodeFailure(f"The script {os.path.basename(path)} could not be loaded.")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise NodeFailure(
+            f"The script has a syntax error on line {exc.lineno}: {exc.msg}."
+        ) from exc
+    return module
+
+
+def _require(module, name):
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise NodeFailure(
+            f"The script has no {name}() function; every node script needs "
+            "preprocess(), compute() and save()."
+        )
+    return function
+
+
+def run_node(spec, memory=None):
+    """Runs one node and returns its result dictionary."""
+    key = spec["key"]
+    folder = os.path.join(spec["workflow"], key)
+    script = os.path.join(folder, key + ".py")
+    in_memory = memory is not None
+    result = {"status": "failed", "error": None, "traceback": None, "output_keys": {}}
+    started = time.monotonic()
+
+    saved_cwd = os.getcwd()
+    saved_path = list(sys.path)
+    module_name = "skele_node_" + key
+    try:
+        os.chdir(folder)
+        sys.path.insert(0, folder)
+        module = _import_script(script, key)
+        preprocess = _require(module, "preprocess")
+        compute = _require(module, "compute")
+        save = _require(module, "save")
+        state = getattr(module, "state", None)
+        if not isinstance(state, dict):
+            raise NodeFailure("The script has no module-level dictionary named state.")
+
+        if not preprocess(_prior_outputs(spec, memory or {})):
+            result["status"] = "skipped"
+            return result
+
+        compute()
+        state = getattr(module, "state", state)
+        output = state.get("output") if isinstance(state, dict) else None
+        if not isinstance(output, dict):
+            raise NodeFailure('compute() did not put a dictionary in state["output"].')
+
+        result["output_keys"] = _describe_types(output)
+        status = output.get("task_status")
+        if status != "success":
+            reason = output.get("error_log") or f"task_status is {status!r}"
+            raise NodeFailure(f"The step reported that it failed: {_short(reason)}")
+
+        if in_memory:
+            memory[key] = output
+        else:
+            save()
+        result["status"] = "success"
+    except NodeFailure as exc:
+        result["error"] = str(exc)
+        if exc.__cause__ is not None:
+            result["traceback"] = "".join(traceback.format_exception(exc.__cause__))
+    except KeyboardInterrupt:
+        result["error"] = "The step was interrupted."
+    except SystemExit as exc:
+        result["error"] = f"The script called exit({exc.code!r}) instead of returning."
+    except BaseException as exc:  # Node code may raise anything; report it all.
+        result["error"] = _short(_describe_exception(exc))
+        result["traceback"] = traceback.format_exc()
+    finally:
+        sys.modules.pop(module_name, None)
+        sys.path[:] = saved_path
+        os.chdir(saved_cwd)
+        result["duration"] = time.monotonic() - started
+    return result
+
+
+def _write_json_atomically(path, value):
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(value, handle)
+    os.replace(temporary, path)
+
+
+class _BoundedLog(io.TextIOBase):
+    """Keeps a node's printed output in a file, up to a size limit."""
+
+    def __init__(self, path, limit):
+        self._handle = open(path, "w", encoding="utf-8", errors="replace")
+        self._limit = limit
+        self._written = 0
+        self._truncated = False
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if self._written < self._limit:
+            room = self._limit - self._written
+            piece = text[:room]
+            self._handle.write(piece)
+            self._written += len(piece)
+        if self._written >= self._limit and len(text) > 0 and not self._truncated:
+            self._truncated = True
+            self._handle.write("\n[output truncated]\n")
+        return len(text)
+
+    def flush(self):
+        if not self._handle.closed:
+            self._handle.flush()
+
+    def close(self):
+        self.flush()
+        self._handle.close()
+        super().close()
+
+
+def _interrupt_handler(running):
+    def handler(signum, frame):
+        if running[0]:
+            raise KeyboardInterrupt
+    return handler
+
+
+def worker(fd):
+    results = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+    memory = {}
+    running = [False]
+    signal.signal(signal.SIGINT, _interrupt_handler(running))
+
+    real_stdout, real_stderr = sys.stdout, sys.stderr
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        spec = json.loads(line)
+        limit = int(spec.get("log_limit", 1 << 20))
+        out = _BoundedLog(spec["stdout_log"], limit)
+        err = _BoundedLog(spec["stderr_log"], limit)
+        sys.stdout, sys.stderr = out, err
+        try:
+            running[0] = True
+            result = run_node(spec, memory)
+        finally:
+            running[0] = False
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+            out.close()
+            err.close()
+        if result["status"] != "success":
+            memory.pop(spec["key"], None)
+        result["key"] = spec["key"]
+        results.write(json.dumps(result) + "\n")
+    return 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "run":
+        spec = json.loads(argv[2])
+        result = run_node(spec)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _write_json_atomically(spec["result"], result)
+        return 0
+    if len(argv) == 3 and argv[1] == "worker":
+        return worker(int(argv[2]))
+    print("usage: skele_harness.py run SPEC | worker FD", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
