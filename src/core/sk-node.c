@@ -598,6 +598,10 @@ _sk_node_load_json (SkNode     *self,
   g_auto(GStrv) priors = NULL;
   g_auto(GStrv) input_files = NULL;
   g_auto(GStrv) output_files = NULL;
+  g_autoptr(JsonObject) old_extra = NULL;
+  g_autoptr(JsonObject) old_input_extra = NULL;
+  g_autoptr(JsonObject) old_output_extra = NULL;
+  g_autoptr(JsonObject) old_skele_extra = NULL;
   JsonObject *input;
   JsonObject *output;
   JsonObject *skele;
@@ -652,21 +656,21 @@ _sk_node_load_json (SkNode     *self,
   sk_node_set_output_text (self, output_text);
   sk_node_set_output_files (self, (const char * const *) output_files);
 
-  g_clear_pointer (&self->extra, json_object_unref);
+  old_extra = g_steal_pointer (&self->extra);
   self->extra = json_object_new ();
   copy_unknown_members (object, self->extra, known_node_members);
 
-  g_clear_pointer (&self->input_extra, json_object_unref);
+  old_input_extra = g_steal_pointer (&self->input_extra);
   self->input_extra = json_object_new ();
   if (input != NULL)
     copy_unknown_members (input, self->input_extra, (const char * const[]) { "text", "files", NULL });
 
-  g_clear_pointer (&self->output_extra, json_object_unref);
+  old_output_extra = g_steal_pointer (&self->output_extra);
   self->output_extra = json_object_new ();
   if (output != NULL)
     copy_unknown_members (output, self->output_extra, (const char * const[]) { "text", "files", NULL });
 
-  g_clear_pointer (&self->skele_extra, json_object_unref);
+  old_skele_extra = g_steal_pointer (&self->skele_extra);
   self->skele_extra = json_object_new ();
   if (skele != NULL)
     {
@@ -675,6 +679,13 @@ _sk_node_load_json (SkNode     *self,
       if (read_number (skele, "x", &x) && read_number (skele, "y", &y))
         sk_node_set_position (self, x, y);
     }
+
+  /* Unknown members are saved too, so a change to them alone is a change. */
+  if (!json_object_equal (old_extra, self->extra) ||
+      !json_object_equal (old_input_extra, self->input_extra) ||
+      !json_object_equal (old_output_extra, self->output_extra) ||
+      !json_object_equal (old_skele_extra, self->skele_extra))
+    g_signal_emit (self, signals [CHANGED], 0);
 
   g_object_thaw_notify (G_OBJECT (self));
 }

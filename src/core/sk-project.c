@@ -466,6 +466,9 @@ sk_project_new (GFile *folder)
 /* Parsing: json-glib keeps the last of two members with the same name. A
  * workflow with two nodes under one identifier would silently lose one, so
  * duplicates are noticed while parsing, when the object's size stops growing.
+ * The object replaced by a duplicate is freed, and a later object may get its
+ * address, so counts are dropped when an object ends and duplicates hold a
+ * reference to their object.
  */
 typedef struct
 {
@@ -484,6 +487,7 @@ duplicate_free (gpointer data)
 {
   Duplicate *duplicate = data;
 
+  g_clear_pointer (&duplicate->object, json_object_unref);
   g_free (duplicate->member);
   g_free (duplicate);
 }
@@ -501,13 +505,21 @@ object_member_cb (JsonParser  *parser,
     {
       Duplicate *duplicate = g_new0 (Duplicate, 1);
 
-      duplicate->object = object;
+      duplicate->object = json_object_ref (object);
       duplicate->member = g_strdup (member_name);
       g_ptr_array_add (state->duplicates, duplicate);
       count = size;
     }
 
   g_hash_table_insert (state->counts, object, GUINT_TO_POINTER (count));
+}
+
+static void
+object_end_cb (JsonParser *parser,
+               JsonObject *object,
+               ParseState *state)
+{
+  g_hash_table_remove (state->counts, object);
 }
 
 static gboolean
@@ -753,6 +765,7 @@ sk_project_load_from_data (const char  *data,
 
   parser = json_parser_new_immutable ();
   g_signal_connect (parser, "object-member", G_CALLBACK (object_member_cb), &state);
+  g_signal_connect (parser, "object-end", G_CALLBACK (object_end_cb), &state);
 
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     {
@@ -1064,6 +1077,11 @@ sk_project_update_from_json (SkProject   *self,
   self->extra = json_object_ref (scratch->extra);
   g_clear_pointer (&self->skele_extra, json_object_unref);
   self->skele_extra = json_object_ref (scratch->skele_extra);
+
+  /* What the file that was loaded could not hold is not part of the edit. */
+  g_clear_pointer (&self->invalid_nodes, json_object_unref);
+  self->invalid_nodes = json_object_ref (scratch->invalid_nodes);
+  g_ptr_array_set_size (self->load_problems, 0);
 
   removed = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < self->nodes->len; i++)
@@ -1569,23 +1587,40 @@ sk_project_can_connect (SkProject  *self,
   return TRUE;
 }
 
-/* Kahn's algorithm in file order, so that the order is stable. Nodes left
- * over are on a cycle or downstream of one.
+static int
+compare_positions (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  guint position_a = GPOINTER_TO_UINT (a);
+  guint position_b = GPOINTER_TO_UINT (b);
+
+  return position_a < position_b ? -1 : position_a > position_b;
+}
+
+/* Kahn's algorithm that always takes the ready node that comes first in the
+ * file, so that the order is stable and a file already in dependency order
+ * keeps its order. The ready nodes are kept sorted by file position in a
+ * balanced tree, which keeps wide workflows at O(n log n). Nodes left over
+ * are on a cycle or downstream of one.
  */
 static GPtrArray *
 topological_sort (SkProject  *self,
                   GPtrArray **left_over)
 {
-  g_autoptr(GHashTable) in_degree = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) file_position = g_hash_table_new (NULL, NULL);
+  g_autoptr(GSequence) ready = g_sequence_new (NULL);
+  g_autofree guint *in_degree = g_new0 (guint, self->nodes->len);
   GHashTable *successors = get_successors (self);
   GPtrArray *order = g_ptr_array_new_full (self->nodes->len, g_object_unref);
-  GQueue queue = G_QUEUE_INIT;
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    g_hash_table_insert (file_position, g_ptr_array_index (self->nodes, i), GUINT_TO_POINTER (i));
 
   for (guint i = 0; i < self->nodes->len; i++)
     {
       SkNode *node = g_ptr_array_index (self->nodes, i);
       const char * const *priors = sk_node_get_priors (node);
-      guint degree = 0;
 
       for (guint j = 0; priors[j] != NULL; j++)
         {
@@ -1595,30 +1630,29 @@ topological_sort (SkProject  *self,
            * listed twice counts once, as the successor lists hold each edge once.
            */
           if (prior != NULL && (prior == node || !g_strv_contains (priors + j + 1, priors[j])))
-            degree++;
+            in_degree[i]++;
         }
 
-      g_hash_table_insert (in_degree, node, GUINT_TO_POINTER (degree));
-      if (degree == 0)
-        g_queue_push_tail (&queue, node);
+      if (in_degree[i] == 0)
+        g_sequence_append (ready, GUINT_TO_POINTER (i));
     }
 
-  while (!g_queue_is_empty (&queue))
+  while (!g_sequence_is_empty (ready))
     {
-      SkNode *node = g_queue_pop_head (&queue);
+      GSequenceIter *first = g_sequence_get_begin_iter (ready);
+      SkNode *node = g_ptr_array_index (self->nodes, GPOINTER_TO_UINT (g_sequence_get (first)));
       GPtrArray *list = g_hash_table_lookup (successors, sk_node_get_id (node));
 
+      g_sequence_remove (first);
       g_ptr_array_add (order, g_object_ref (node));
 
       for (guint i = 0; list != NULL && i < list->len; i++)
         {
-          SkNode *next = g_ptr_array_index (list, i);
-          guint degree = GPOINTER_TO_UINT (g_hash_table_lookup (in_degree, next));
+          guint position = GPOINTER_TO_UINT (g_hash_table_lookup (file_position,
+                                                                 g_ptr_array_index (list, i)));
 
-          degree--;
-          g_hash_table_insert (in_degree, next, GUINT_TO_POINTER (degree));
-          if (degree == 0)
-            g_queue_push_tail (&queue, next);
+          if (--in_degree[position] == 0)
+            g_sequence_insert_sorted (ready, GUINT_TO_POINTER (position), compare_positions, NULL);
         }
     }
 
@@ -1628,29 +1662,74 @@ topological_sort (SkProject  *self,
 
       for (guint i = 0; i < self->nodes->len; i++)
         {
-          SkNode *node = g_ptr_array_index (self->nodes, i);
-
-          if (GPOINTER_TO_UINT (g_hash_table_lookup (in_degree, node)) > 0)
-            g_ptr_array_add (*left_over, node);
+          if (in_degree[i] > 0)
+            g_ptr_array_add (*left_over, g_ptr_array_index (self->nodes, i));
         }
     }
 
   return order;
 }
 
-/* Finds the cycles among the nodes that could not be ordered. Every such node
- * has a prior that could not be ordered either, so walking priors from any of
- * them must come back to a node already seen.
+/* Returns the first prior of @node, other than @node itself, that is in @set. */
+static SkNode *
+first_prior_in (SkProject  *self,
+                SkNode     *node,
+                GHashTable *set)
+{
+  const char * const *priors = sk_node_get_priors (node);
+
+  for (guint i = 0; priors[i] != NULL; i++)
+    {
+      SkNode *prior = g_hash_table_lookup (self->by_id, priors[i]);
+
+      if (prior != NULL && prior != node && g_hash_table_contains (set, prior))
+        return prior;
+    }
+
+  return NULL;
+}
+
+/* Finds the cycles among the nodes that could not be ordered. Self-loops are
+ * reported on their own, so nodes that could not be ordered only because of
+ * one are set aside first. Every node left then has a prior that is left too,
+ * so walking priors from any of them must come back to a node already seen.
  */
 static void
 describe_cycles (SkProject *self,
                  GPtrArray *left_over,
                  GPtrArray *problems)
 {
+  g_autoptr(GHashTable) cyclic = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) pending = g_hash_table_new (NULL, NULL);
+  gboolean pruned = TRUE;
 
   for (guint i = 0; i < left_over->len; i++)
-    g_hash_table_add (pending, g_ptr_array_index (left_over, i));
+    g_hash_table_add (cyclic, g_ptr_array_index (left_over, i));
+
+  while (pruned)
+    {
+      pruned = FALSE;
+
+      for (guint i = 0; i < left_over->len; i++)
+        {
+          SkNode *node = g_ptr_array_index (left_over, i);
+
+          if (g_hash_table_contains (cyclic, node) &&
+              first_prior_in (self, node, cyclic) == NULL)
+            {
+              g_hash_table_remove (cyclic, node);
+              pruned = TRUE;
+            }
+        }
+    }
+
+  for (guint i = 0; i < left_over->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (left_over, i);
+
+      if (g_hash_table_contains (cyclic, node))
+        g_hash_table_add (pending, node);
+    }
 
   for (guint i = 0; i < left_over->len; i++)
     {
@@ -1671,20 +1750,12 @@ describe_cycles (SkProject *self,
 
       while (!g_hash_table_contains (position, node))
         {
-          const char * const *priors = sk_node_get_priors (node);
-          SkNode *next = NULL;
+          SkNode *next;
 
           g_hash_table_insert (position, node, GUINT_TO_POINTER (path->len));
           g_ptr_array_add (path, node);
 
-          for (guint j = 0; priors[j] != NULL && next == NULL; j++)
-            {
-              SkNode *prior = g_hash_table_lookup (self->by_id, priors[j]);
-
-              if (prior != NULL && g_ptr_array_find (left_over, prior, NULL))
-                next = prior;
-            }
-
+          next = first_prior_in (self, node, cyclic);
           g_assert (next != NULL);
           node = next;
         }
@@ -1802,20 +1873,7 @@ sk_project_validate (SkProject *self)
 
   order = topological_sort (self, &left_over);
   if (left_over->len > 0)
-    {
-      /* Self-loops were reported above, with their own message. */
-      g_autoptr(GPtrArray) others = g_ptr_array_new ();
-
-      for (guint i = 0; i < left_over->len; i++)
-        {
-          SkNode *node = g_ptr_array_index (left_over, i);
-
-          if (!sk_node_has_prior (node, sk_node_get_id (node)))
-            g_ptr_array_add (others, node);
-        }
-
-      describe_cycles (self, others, problems);
-    }
+    describe_cycles (self, left_over, problems);
 
   return problems;
 }
@@ -1875,18 +1933,9 @@ sk_project_topological_order (SkProject  *self,
   if (left_over->len > 0)
     {
       g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
-      g_autoptr(GPtrArray) others = g_ptr_array_new ();
       const char *message;
 
-      for (guint i = 0; i < left_over->len; i++)
-        {
-          SkNode *node = g_ptr_array_index (left_over, i);
-
-          if (!sk_node_has_prior (node, sk_node_get_id (node)))
-            g_ptr_array_add (others, node);
-        }
-
-      describe_cycles (self, others, problems);
+      describe_cycles (self, left_over, problems);
       if (problems->len > 0)
         message = ((SkProblem *) g_ptr_array_index (problems, 0))->message;
       else
