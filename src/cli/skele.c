@@ -120,7 +120,13 @@ emit_event (SkNode      *node,
   root = json_builder_get_root (builder);
   json_generator_set_root (generator, root);
   text = json_generator_to_data (generator, NULL);
-  g_print ("%s\n", text);
+
+  /* JSON is UTF-8 whatever the locale; g_print() would convert it to the
+   * locale's character set, and under the C locale replace every non-ASCII
+   * character with a question mark.
+   */
+  fputs (text, stdout);
+  fputc ('\n', stdout);
   fflush (stdout);
 }
 
@@ -128,10 +134,14 @@ static void
 emit_summary_event (const SkRunStats *stats,
                     int               status)
 {
+  char seconds[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* JSON needs a decimal point whatever the user's locale writes. */
+  g_ascii_formatd (seconds, sizeof seconds, "%.3f", stats->seconds);
   g_print ("{\"event\":\"finished\",\"succeeded\":%u,\"failed\":%u,\"skipped\":%u,"
-           "\"up_to_date\":%u,\"cancelled\":%u,\"seconds\":%.3f,\"exit_status\":%d}\n",
+           "\"up_to_date\":%u,\"cancelled\":%u,\"seconds\":%s,\"exit_status\":%d}\n",
            stats->succeeded, stats->failed, stats->skipped, stats->up_to_date,
-           stats->cancelled, stats->seconds, status);
+           stats->cancelled, seconds, status);
   fflush (stdout);
 }
 

@@ -100,6 +100,7 @@ struct _NodeRun
   char         *stderr_path;
   JsonObject   *result;
   gint64        started;
+  pid_t         pgid;
   guint         timeout_id;
   guint         pending_priors;
   guint         pending_ops;
@@ -131,6 +132,7 @@ struct _Run
 
   /* The in-memory worker and the node it is running. */
   GSubprocess      *worker;
+  pid_t             worker_pgid;
   GOutputStream    *worker_input;
   GDataInputStream *worker_results;
   NodeRun          *worker_node;
@@ -231,6 +233,26 @@ kill_process_group (GSubprocess *process,
       if (kill (-(pid_t) pid, signum) != 0)
         kill ((pid_t) pid, signum);
     }
+}
+
+static pid_t
+process_pid (GSubprocess *process)
+{
+  const char *identifier = g_subprocess_get_identifier (process);
+
+  return identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
+}
+
+/* Stops what is left of a process group after its leader has exited. The
+ * leader's identifier is gone by then, so the group is named by the number
+ * noted at spawn time; no new process is given that number while the group
+ * still has members.
+ */
+static void
+kill_leftovers (pid_t pgid)
+{
+  if (pgid > 0)
+    kill (-pgid, SIGKILL);
 }
 
 static void
@@ -632,6 +654,14 @@ snapshot_folder (const char *folder_path)
   return entries;
 }
 
+/* g_ptr_array_sort() passes pointers to the elements, not the elements. */
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
 static GStrv
 changed_files (NodeRun *node_run)
 {
@@ -659,7 +689,7 @@ changed_files (NodeRun *node_run)
         g_ptr_array_add (names, name);
     }
 
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++)
     g_strv_builder_add (builder, *(const char **) &g_ptr_array_index (names, i));
 
@@ -997,6 +1027,11 @@ process_wait_cb (GObject      *object,
   NodeRun *node_run = user_data;
 
   g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+
+  /* Processes the script started and left running would keep the output
+   * pipes open, and with them the node, until they end on their own.
+   */
+  kill_leftovers (node_run->pgid);
   node_run->pending_ops--;
   node_run_maybe_done (node_run);
 }
@@ -1154,6 +1189,8 @@ start_isolated (NodeRun  *node_run,
   if (node_run->process == NULL)
     return FALSE;
 
+  node_run->pgid = process_pid (node_run->process);
+
   node_run->sinks[0] = log_sink_new (node_run, g_subprocess_get_stdout_pipe (node_run->process),
                                      node_run->stdout_path, limit);
   node_run->sinks[1] = log_sink_new (node_run, g_subprocess_get_stderr_pipe (node_run->process),
@@ -1286,6 +1323,8 @@ ensure_worker (Run     *run,
       return FALSE;
     }
 
+  run->worker_pgid = process_pid (run->worker);
+
   /* The launcher holds the write end until it is finalized. */
   g_clear_object (&launcher);
 
@@ -1344,6 +1383,7 @@ start_node (NodeRun *node_run)
   g_autoptr(JsonObject) record = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *skele_folder = NULL;
+  double milliseconds;
   gboolean started;
 
   if (g_cancellable_is_cancelled (run->cancellable))
@@ -1403,9 +1443,13 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
-  if (sk_runner_get_timeout (run->runner) > 0)
-    node_run->timeout_id = g_timeout_add ((guint) (sk_runner_get_timeout (run->runner) * 1000),
-                                          node_timeout_cb, node_run);
+  /* GLib counts the delay in milliseconds in a guint, about 49 days; a
+   * longer limit, infinity included, is no limit in practice, and converting
+   * it would overflow into a tiny one.
+   */
+  milliseconds = sk_runner_get_timeout (run->runner) * 1000;
+  if (milliseconds > 0 && milliseconds < G_MAXUINT)
+    node_run->timeout_id = g_timeout_add ((guint) milliseconds, node_timeout_cb, node_run);
 
   return TRUE;
 }
@@ -1418,6 +1462,7 @@ worker_closed_cb (GObject      *object,
   Run *run = user_data;
 
   g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  kill_leftovers (run->worker_pgid);
   run->worker_exited = TRUE;
   return_after_worker (run);
 }
@@ -2013,6 +2058,11 @@ sk_runner_run_async (SkRunner            *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sk_runner_run_async);
+
+  /* A stopped run still returns normally, so that sk_runner_run_finish()
+   * saves what the nodes that finished produced before reporting the stop.
+   */
+  g_task_set_check_cancellable (task, FALSE);
 
   if (sk_project_get_folder (project) == NULL)
     {

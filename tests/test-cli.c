@@ -1,0 +1,1257 @@
+/* test-cli.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs the real `skele` program on temporary workflows.
+ */
+
+#define G_LOG_DOMAIN "test-cli"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "sk-project.h"
+
+/* The absolute path of `python3` from PATH, given to skele through
+ * SKELE_PYTHON: a pyenv shim costs most of a second at every start.
+ */
+static char *python_path;
+static const char *skele_bin;
+
+static const char script_template[] =
+  "import os\n"
+  "import pickle\n"
+  "import time\n"
+  "\n"
+  "KEY = \"@KEY@\"\n"
+  "FOLDER = os.path.dirname(os.path.abspath(__file__))\n"
+  "WORKFLOW = os.path.dirname(FOLDER)\n"
+  "\n"
+  "state = {}\n"
+  "\n"
+  "\n"
+  "def report(line, fresh=False):\n"
+  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"w\" if fresh else \"a\") as f:\n"
+  "        f.write(line + \"\\n\")\n"
+  "\n"
+  "\n"
+  "def note(name, text):\n"
+  "    with open(os.path.join(WORKFLOW, name), \"a\") as f:\n"
+  "        f.write(text + \"\\n\")\n"
+  "\n"
+  "\n"
+  "def preprocess(prior_outputs):\n"
+  "    note(\"runs.log\", KEY)\n"
+  "    state[\"local\"] = {\"priors\": prior_outputs}\n"
+  "    report(\"task \" + KEY, fresh=True)\n"
+  "@PRE@\n"
+  "    return True\n"
+  "\n"
+  "\n"
+  "def compute():\n"
+  "@COMPUTE@\n"
+  "\n"
+  "\n"
+  "def save():\n"
+  "    with open(os.path.join(FOLDER, KEY + \".pkl\"), \"wb\") as f:\n"
+  "        pickle.dump(state[\"output\"], f)\n";
+
+#define DEFAULT_PRE "    pass"
+#define DEFAULT_COMPUTE \
+  "    state[\"output\"] = {\"task_status\": \"success\", \"value\": KEY}\n" \
+  "    report(\"done \" + KEY)"
+#define HANG \
+  "    note(KEY + \".pid\", str(os.getpid()))\n" \
+  "    time.sleep(60)\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\"}"
+#define SLEEP_ONE_SECOND \
+  "    start = time.time()\n" \
+  "    time.sleep(1)\n" \
+  "    end = time.time()\n" \
+  "    with open(os.path.join(WORKFLOW, KEY + \".times\"), \"w\") as f:\n" \
+  "        f.write(repr(start) + \" \" + repr(end))\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\"}"
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Result;
+
+/* Helpers ----------------------------------------------------------------- */
+
+static void
+result_clear (Result *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  g_clear_pointer (&result->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
+
+static void
+remove_tree (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return;
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    {
+      g_unlink (path);
+    }
+}
+
+static void
+copy_tree (const char *from,
+           const char *to)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *name;
+
+  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
+  dir = g_dir_open (from, 0, &error);
+  g_assert_no_error (error);
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *source = g_build_filename (from, name, NULL);
+      g_autofree char *target = g_build_filename (to, name, NULL);
+
+      if (g_file_test (source, G_FILE_TEST_IS_DIR))
+        {
+          copy_tree (source, target);
+        }
+      else
+        {
+          g_autofree char *contents = NULL;
+          gsize length;
+
+          g_file_get_contents (source, &contents, &length, &error);
+          g_assert_no_error (error);
+          g_file_set_contents (target, contents, length, &error);
+          g_assert_no_error (error);
+        }
+    }
+}
+
+static char *
+make_folder (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *folder = g_dir_make_tmp ("skele-cli-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return folder;
+}
+
+static void
+write_text (const char *folder,
+            const char *relative,
+            const char *text)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+read_text (const char *folder,
+           const char *relative)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+
+  return contents;
+}
+
+static gboolean
+exists (const char *folder,
+        const char *relative)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static void
+write_script (const char *folder,
+              const char *key,
+              const char *pre,
+              const char *compute)
+{
+  GString *text = g_string_new (script_template);
+  g_autofree char *relative = g_strdup_printf ("%s/%s.py", key, key);
+
+  g_string_replace (text, "@KEY@", key, 0);
+  g_string_replace (text, "@PRE@", pre != NULL ? pre : DEFAULT_PRE, 0);
+  g_string_replace (text, "@COMPUTE@", compute != NULL ? compute : DEFAULT_COMPUTE, 0);
+  write_text (folder, relative, text->str);
+  g_string_free (text, TRUE);
+}
+
+/* Writes process.json with the nodes in @spec, one "ID NAME [PRIOR…]" per
+ * line; every node is marked to run and its key is its name.
+ */
+static void
+write_process (const char *folder,
+               const char *spec)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (folder);
+  g_autoptr(SkProject) project = sk_project_new (file);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = g_strsplit (spec, "\n", -1);
+
+  sk_project_set_name (project, "cli test");
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) words = g_strsplit (lines[i], " ", -1);
+      g_autoptr(SkNode) node = NULL;
+
+      if (g_strv_length (words) < 2)
+        continue;
+
+      node = sk_node_new (words[0], words[1]);
+      sk_node_set_priors (node, (const char * const *) words + 2);
+      sk_node_set_input_text (node, words[1]);
+      sk_project_add_node (project, node, &error);
+      g_assert_no_error (error);
+    }
+
+  sk_project_save (project, &error);
+  g_assert_no_error (error);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The keys of the scripts that ran since the last call, sorted. */
+static char *
+take_runs (const char *folder)
+{
+  g_autofree char *path = g_build_filename (folder, "runs.log", NULL);
+  g_autofree char *contents = read_text (folder, "runs.log");
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+
+  if (contents == NULL)
+    return g_strdup ("");
+
+  g_unlink (path);
+  lines = g_strsplit (g_strstrip (contents), "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add (keys, lines[i]);
+  g_ptr_array_sort (keys, compare_strings);
+  g_ptr_array_add (keys, NULL);
+
+  return g_strjoinv (" ", (char **) keys->pdata);
+}
+
+static void
+assert_runs (const char *folder,
+             const char *expected)
+{
+  g_autofree char *runs = take_runs (folder);
+
+  g_assert_cmpstr (runs, ==, expected);
+}
+
+static void
+assert_contains (const char *haystack,
+                 const char *needle)
+{
+  if (haystack == NULL || strstr (haystack, needle) == NULL)
+    g_error ("“%s” does not contain “%s”", haystack != NULL ? haystack : "(null)", needle);
+}
+
+static GSubprocessLauncher *
+new_launcher (GSubprocessFlags flags,
+              gboolean         fast_python)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (flags);
+
+  /* skele's messages are checked in their untranslated UTF-8 form. */
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  if (fast_python)
+    g_subprocess_launcher_setenv (launcher, "SKELE_PYTHON", python_path, TRUE);
+  else
+    g_subprocess_launcher_unsetenv (launcher, "SKELE_PYTHON");
+
+  return launcher;
+}
+
+static void
+setenv_pairs (GSubprocessLauncher *launcher,
+              const char * const  *env)
+{
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      g_auto(GStrv) pair = g_strsplit (env[i], "=", 2);
+
+      g_subprocess_launcher_setenv (launcher, pair[0], pair[1], TRUE);
+    }
+}
+
+static int
+exit_status (GSubprocess *process)
+{
+  if (!g_subprocess_get_if_exited (process))
+    return -g_subprocess_get_term_sig (process);
+
+  return g_subprocess_get_exit_status (process);
+}
+
+/* Runs skele with the arguments from @first up to NULL, and the
+ * environment variables in @env, each written NAME=VALUE.
+ */
+static void
+run_skele_full (Result             *result,
+                gboolean            fast_python,
+                const char * const *env,
+                const char         *first,
+                va_list             args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+
+  result_clear (result);
+  g_ptr_array_add (argv, (char *) skele_bin);
+  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  g_ptr_array_add (argv, NULL);
+
+  launcher = new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                           fast_python);
+  setenv_pairs (launcher, env);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
+  g_assert_no_error (error);
+  result->status = exit_status (process);
+}
+
+static void
+run_skele (Result     *result,
+           const char *first,
+           ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  run_skele_full (result, TRUE, NULL, first, args);
+  va_end (args);
+}
+
+static void
+run_skele_default_python (Result     *result,
+                          const char *first,
+                          ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  run_skele_full (result, FALSE, NULL, first, args);
+  va_end (args);
+}
+
+static void
+run_skele_env (Result             *result,
+               const char * const *env,
+               const char         *first,
+               ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  run_skele_full (result, TRUE, env, first, args);
+  va_end (args);
+}
+
+/* A failed check shows what skele said. */
+static void
+assert_status (Result *result,
+               int     expected)
+{
+  if (result->status != expected)
+    g_error ("skele exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
+             result->status, expected, result->out, result->err);
+}
+
+static gboolean
+is_zombie (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *contents = NULL;
+  const char *end;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+
+  end = strrchr (contents, ')');
+  return end != NULL && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+/* A zombie runs no code any more: it only waits for init to collect it. */
+static gboolean
+process_gone (pid_t pid)
+{
+  for (guint i = 0; i < 100; i++)
+    {
+      if ((kill (pid, 0) != 0 && errno == ESRCH) || is_zombie (pid))
+        return TRUE;
+      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+    }
+
+  return FALSE;
+}
+
+/* Parses --events json output: every line must be one JSON object. */
+static GPtrArray *
+parse_events (const char *out)
+{
+  GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+  guint n = g_strv_length (lines);
+
+  /* The output ends with a newline, so the last piece is empty. */
+  g_assert_cmpuint (n, >=, 2);
+  g_assert_cmpstr (lines[n - 1], ==, "");
+
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      JsonNode *root;
+
+      json_parser_load_from_data (parser, lines[i], -1, &error);
+      g_assert_no_error (error);
+      root = json_parser_get_root (parser);
+      g_assert_nonnull (root);
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+      g_assert_nonnull (json_object_get_string_member (json_node_get_object (root), "event"));
+      g_ptr_array_add (events, json_object_ref (json_node_get_object (root)));
+    }
+
+  return events;
+}
+
+/* The states that the events gave @key, separated by spaces. */
+static char *
+event_states (GPtrArray  *events,
+              const char *key)
+{
+  GString *states = g_string_new (NULL);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+
+      if (!g_str_equal (json_object_get_string_member (event, "event"), "state") ||
+          g_strcmp0 (json_object_get_string_member (event, "key"), key) != 0)
+        continue;
+
+      if (states->len > 0)
+        g_string_append_c (states, ' ');
+      g_string_append (states, json_object_get_string_member (event, "state"));
+    }
+
+  return g_string_free (states, FALSE);
+}
+
+static void
+assert_finished (GPtrArray *events,
+                 gint64     succeeded,
+                 gint64     failed,
+                 gint64     skipped,
+                 gint64     up_to_date,
+                 gint64     cancelled,
+                 gint64     status)
+{
+  JsonObject *last = g_ptr_array_index (events, events->len - 1);
+
+  g_assert_cmpstr (json_object_get_string_member (last, "event"), ==, "finished");
+  g_assert_cmpint (json_object_get_int_member (last, "succeeded"), ==, succeeded);
+  g_assert_cmpint (json_object_get_int_member (last, "failed"), ==, failed);
+  g_assert_cmpint (json_object_get_int_member (last, "skipped"), ==, skipped);
+  g_assert_cmpint (json_object_get_int_member (last, "up_to_date"), ==, up_to_date);
+  g_assert_cmpint (json_object_get_int_member (last, "cancelled"), ==, cancelled);
+  g_assert_cmpint (json_object_get_int_member (last, "exit_status"), ==, status);
+  g_assert_true (json_object_has_member (last, "seconds"));
+
+  /* Only the last event says the run finished. */
+  for (guint i = 0; i + 1 < events->len; i++)
+    g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, i), "event"),
+                     ==, "state");
+}
+
+static void
+read_interval (const char *folder,
+               const char *key,
+               double     *start,
+               double     *end)
+{
+  g_autofree char *relative = g_strconcat (key, ".times", NULL);
+  g_autofree char *text = read_text (folder, relative);
+  char *rest;
+
+  g_assert_nonnull (text);
+  *start = g_ascii_strtod (text, &rest);
+  *end = g_ascii_strtod (rest, NULL);
+  g_assert_cmpfloat (*end, >, *start);
+}
+
+/* Tests ------------------------------------------------------------------- */
+
+static void
+test_run_success (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 first\n2 second 1");
+  write_script (dir, "first", NULL, NULL);
+  write_script (dir, "second", NULL, NULL);
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 0);
+
+  /* Progress goes to stderr only. */
+  g_assert_cmpstr (result.out, ==, "");
+  assert_contains (result.err, "Running 2 steps of “cli test”");
+  assert_contains (result.err, "Running “first”");
+  assert_contains (result.err, "“second” succeeded");
+  assert_contains (result.err, "done second");
+  assert_contains (result.err, "2 succeeded, 0 failed");
+  assert_runs (dir, "first second");
+  g_assert_true (exists (dir, "second/second.pkl"));
+
+  remove_tree (dir);
+}
+
+static void
+test_run_failure (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 good\n2 bad\n3 after 2");
+  write_script (dir, "good", NULL, NULL);
+  write_script (dir, "bad", NULL, "    raise ZeroDivisionError(\"no sales in March\")");
+  write_script (dir, "after", NULL, NULL);
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 1);
+  g_assert_cmpstr (result.out, ==, "");
+  assert_contains (result.err, "“bad” failed");
+  assert_contains (result.err, "no sales in March");
+  assert_contains (result.err, "Traceback");
+  assert_contains (result.err, "bad/.skele/");
+  assert_contains (result.err, "2 succeeded, 1 failed");
+  assert_runs (dir, "after bad good");
+
+  remove_tree (dir);
+}
+
+static void
+test_run_invalid_json (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_text (dir, "process.json",
+              "{\n"
+              "  \"process_name\": \"broken\",\n"
+              "  \"nodes\": {\n"
+              "    \"1\": {\"name\": \"a\" \"priors\": []}\n"
+              "  }\n"
+              "}\n");
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "not valid JSON");
+  assert_contains (result.err, "line 4");
+  assert_contains (result.err, "column");
+  g_assert_cmpstr (result.out, ==, "");
+
+  run_skele (&result, "validate", dir, NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "line 4");
+
+  remove_tree (dir);
+}
+
+static void
+test_run_cycle (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 alpha 3\n2 beta 1\n3 gamma 2\n4 free");
+  write_script (dir, "alpha", NULL, NULL);
+  write_script (dir, "beta", NULL, NULL);
+  write_script (dir, "gamma", NULL, NULL);
+  write_script (dir, "free", NULL, NULL);
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "circle");
+  assert_contains (result.err, "alpha");
+  assert_contains (result.err, "beta");
+  assert_contains (result.err, "gamma");
+  assert_contains (result.err, "was not run");
+  assert_runs (dir, "");
+
+  run_skele (&result, "validate", dir, NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "circle");
+
+  remove_tree (dir);
+}
+
+static void
+test_run_missing_folder (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autofree char *missing = g_build_filename (dir, "no such workflow", NULL);
+  g_auto(Result) result = { 0 };
+
+  run_skele (&result, "run", missing, NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "no such workflow");
+
+  /* A folder without process.json is no workflow either. */
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 2);
+
+  run_skele (&result, "validate", missing, NULL);
+  assert_status (&result, 2);
+
+  remove_tree (dir);
+}
+
+static void
+test_run_unknown_key (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 first");
+  write_script (dir, "first", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--only", "first", "--only", "nowhere", NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "nowhere");
+
+  run_skele (&result, "run", dir, "--from", "nowhere", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", dir, "--to", "nowhere", NULL);
+  assert_status (&result, 2);
+  assert_runs (dir, "");
+
+  remove_tree (dir);
+}
+
+static void
+test_bad_options (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 first");
+  write_script (dir, "first", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--no-such-option", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", dir, "--jobs", "many", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", dir, "--jobs", "-1", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", dir, "--timeout", "-5", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", dir, "--events", "xml", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "run", dir, dir, NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "frobnicate", dir, NULL);
+  assert_status (&result, 2);
+  run_skele (&result, "validate", dir, "--no-such-option", NULL);
+  assert_status (&result, 2);
+  run_skele (&result, NULL);
+  assert_status (&result, 2);
+  assert_runs (dir, "");
+
+  run_skele (&result, "--help", NULL);
+  assert_status (&result, 0);
+  assert_contains (result.out, "run FOLDER");
+  run_skele (&result, "--version", NULL);
+  assert_status (&result, 0);
+  assert_contains (result.out, "skele ");
+
+  remove_tree (dir);
+}
+
+static void
+test_interrupt (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) stderr_lines = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) err = g_string_new (NULL);
+  g_autofree char *pid_text = NULL;
+  char *line;
+  pid_t pid;
+
+  write_process (dir, "1 sleeper\n2 after 1");
+  write_script (dir, "sleeper", NULL, HANG);
+  write_script (dir, "after", NULL, NULL);
+
+  launcher = new_launcher (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                           TRUE);
+  process = g_subprocess_launcher_spawn (launcher, &error, skele_bin, "run", dir, NULL);
+  g_assert_no_error (error);
+  stderr_lines = g_data_input_stream_new (g_subprocess_get_stderr_pipe (process));
+
+  while ((line = g_data_input_stream_read_line_utf8 (stderr_lines, NULL, NULL, &error)) != NULL)
+    {
+      gboolean started = strstr (line, "Running “sleeper”") != NULL;
+
+      g_string_append_printf (err, "%s\n", line);
+      g_free (line);
+      if (started)
+        break;
+    }
+  g_assert_no_error (error);
+  assert_contains (err->str, "Running “sleeper”");
+
+  /* Wait until the script sleeps, so that there is a process to stop. */
+  for (guint i = 0; i < 500 && !exists (dir, "sleeper.pid"); i++)
+    g_usleep (10 * G_TIME_SPAN_MILLISECOND);
+  pid_text = read_text (dir, "sleeper.pid");
+  g_assert_nonnull (pid_text);
+  pid = (pid_t) g_ascii_strtoll (pid_text, NULL, 10);
+  g_assert_cmpint (pid, >, 1);
+
+  g_subprocess_send_signal (process, SIGINT);
+
+  while ((line = g_data_input_stream_read_line_utf8 (stderr_lines, NULL, NULL, &error)) != NULL)
+    {
+      g_string_append_printf (err, "%s\n", line);
+      g_free (line);
+    }
+  g_assert_no_error (error);
+  g_subprocess_wait (process, NULL, &error);
+  g_assert_no_error (error);
+
+  if (exit_status (process) != 130)
+    g_error ("skele exited with %d instead of 130:\n%s", exit_status (process), err->str);
+  assert_contains (err->str, "Stopping the run");
+  assert_contains (err->str, "“sleeper” was stopped");
+  assert_contains (err->str, "“after” was stopped");
+  g_assert_true (process_gone (pid));
+  assert_runs (dir, "sleeper");
+
+  remove_tree (dir);
+}
+
+static void
+test_validate (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autofree char *file = NULL;
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 first\n2 second 1\n3 third 2");
+  write_script (dir, "first", NULL, NULL);
+  write_script (dir, "second", NULL, NULL);
+
+  /* A step without a script yet is a warning: the agent writes it. */
+  run_skele (&result, "validate", dir, NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "valid");
+  assert_contains (result.err, "third");
+
+  file = g_build_filename (dir, "process.json", NULL);
+  run_skele (&result, "validate", file, NULL);
+  assert_status (&result, 0);
+
+  /* Nothing ran. */
+  assert_runs (dir, "");
+  g_assert_false (exists (dir, "first/.skele"));
+
+  write_process (dir, "1 first\n2 second 1 9\n3 First");
+  run_skele (&result, "validate", dir, NULL);
+  assert_status (&result, 2);
+  assert_contains (result.err, "“9”");
+  assert_contains (result.err, "error:");
+
+  remove_tree (dir);
+}
+
+static void
+test_events (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *states = NULL;
+  g_auto(Result) result = { 0 };
+  JsonObject *event = NULL;
+  JsonArray *files;
+
+  write_process (dir, "1 maker\n2 branch 1\n3 broken 1\n4 after 3");
+  write_script (dir, "maker", NULL,
+                "    with open(os.path.join(FOLDER, \"table.csv\"), \"w\") as f:\n"
+                "        f.write(\"x\\n\")\n"
+                DEFAULT_COMPUTE);
+  write_script (dir, "branch", "    return False", NULL);
+  write_script (dir, "broken", NULL, "    raise ValueError(\"bad \\\"quoted\\\" value\")");
+  write_script (dir, "after", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--events", "json", NULL);
+  assert_status (&result, 1);
+  events = parse_events (result.out);
+  assert_finished (events, 2, 1, 1, 0, 0, 1);
+
+  states = event_states (events, "maker");
+  g_assert_cmpstr (states, ==, "queued running succeeded");
+  g_free (states);
+  states = event_states (events, "branch");
+  g_assert_cmpstr (states, ==, "queued running skipped");
+  g_free (states);
+  states = event_states (events, "broken");
+  g_assert_cmpstr (states, ==, "queued running failed");
+  g_free (states);
+  states = event_states (events, "after");
+  g_assert_cmpstr (states, ==, "queued running succeeded");
+  g_clear_pointer (&states, g_free);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *candidate = g_ptr_array_index (events, i);
+      const char *key = json_object_get_string_member_with_default (candidate, "key", "");
+      const char *state = json_object_get_string_member_with_default (candidate, "state", "");
+
+      if (g_str_equal (key, "maker") && g_str_equal (state, "succeeded"))
+        event = candidate;
+      if (g_str_equal (key, "broken") && g_str_equal (state, "failed"))
+        assert_contains (json_object_get_string_member (candidate, "error"),
+                         "bad \"quoted\" value");
+    }
+  g_assert_nonnull (event);
+  g_assert_cmpstr (json_object_get_string_member (event, "id"), ==, "1");
+  g_assert_cmpstr (json_object_get_string_member (event, "name"), ==, "maker");
+  g_assert_cmpstr (json_object_get_string_member (event, "output_text"), ==,
+                   "task maker\ndone maker");
+  files = json_object_get_array_member (event, "output_files");
+  g_assert_cmpuint (json_array_get_length (files), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (files, 0), ==, "table.csv");
+
+  /* Progress still goes to stderr. */
+  assert_contains (result.err, "Running “maker”");
+
+  /* The second time, the steps that did not succeed run again; the others
+   * have not changed and are up to date.
+   */
+  g_clear_pointer (&events, g_ptr_array_unref);
+  assert_runs (dir, "after branch broken maker");
+  run_skele (&result, "run", dir, "--events", "json", NULL);
+  assert_status (&result, 1);
+  events = parse_events (result.out);
+  assert_finished (events, 0, 1, 1, 2, 0, 1);
+  states = event_states (events, "maker");
+  g_assert_cmpstr (states, ==, "queued up-to-date");
+  assert_runs (dir, "branch broken");
+
+  remove_tree (dir);
+}
+
+static JsonObject *
+find_event (GPtrArray  *events,
+            const char *key,
+            const char *state)
+{
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (event, "key", ""), key) == 0 &&
+          g_strcmp0 (json_object_get_string_member_with_default (event, "state", ""), state) == 0)
+        return event;
+    }
+
+  g_error ("No event says that “%s” %s.", key, state);
+  return NULL;
+}
+
+/* Events are JSON, so neither the character set nor the decimal separator
+ * of the user's locale may show in them.
+ */
+static void
+test_events_locale (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autofree char *locales = g_build_filename (dir, "locales", NULL);
+  g_autofree char *german = g_build_filename (locales, "de_DE.UTF-8", NULL);
+  g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
+  g_autofree char *locpath = g_strconcat ("LOCPATH=", locales, NULL);
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(Result) result = { 0 };
+  const char *ascii_env[] = { "LC_ALL=C", NULL };
+  const char *german_env[] = { "LC_ALL=de_DE.UTF-8", locpath, NULL };
+  const char *localedef[] = { "localedef", "-i", "de_DE", "-f", "UTF-8", german, NULL };
+  JsonObject *event;
+  int status;
+
+  write_process (workflow, "1 café");
+  write_script (workflow, "caf", NULL,
+                "    state[\"output\"] = {\"task_status\": \"success\"}\n"
+                "    report(\"prix 3 €\")");
+
+  run_skele_env (&result, ascii_env, "run", workflow, "--events", "json", NULL);
+  assert_status (&result, 0);
+  events = parse_events (result.out);
+  assert_finished (events, 1, 0, 0, 0, 0, 0);
+  event = find_event (events, "caf", "succeeded");
+  g_assert_cmpstr (json_object_get_string_member (event, "name"), ==, "café");
+  g_assert_cmpstr (json_object_get_string_member (event, "output_text"), ==,
+                   "task caf\nprix 3 €");
+  g_clear_pointer (&events, g_ptr_array_unref);
+
+  /* A locale that writes 0,5 for 0.5, made for this test. */
+  g_assert_cmpint (g_mkdir_with_parents (locales, 0755), ==, 0);
+  if (!g_spawn_sync (NULL, (char **) localedef, NULL,
+                     G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, NULL, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      remove_tree (dir);
+      g_test_skip ("localedef could not make a German locale");
+      return;
+    }
+
+  run_skele_env (&result, german_env, "run", workflow, "--force", "--events", "json", NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "Finished in");
+  events = parse_events (result.out);
+  assert_finished (events, 1, 0, 0, 0, 0, 0);
+  g_assert_cmpfloat (json_object_get_double_member (g_ptr_array_index (events, events->len - 1),
+                                                    "seconds"), >, 0);
+
+  remove_tree (dir);
+}
+
+static void
+test_force_and_selection (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 a\n2 b 1\n3 c 2");
+  write_script (dir, "a", NULL, NULL);
+  write_script (dir, "b", NULL, NULL);
+  write_script (dir, "c", NULL, NULL);
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "a b c");
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "0 succeeded, 0 failed, 0 skipped, 3 up to date");
+  assert_runs (dir, "");
+
+  run_skele (&result, "run", dir, "--force", NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "3 succeeded");
+  assert_runs (dir, "a b c");
+
+  run_skele (&result, "run", dir, "--force", "--only", "b", NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "b");
+
+  run_skele (&result, "run", dir, "-f", "--from", "b", NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "b c");
+
+  run_skele (&result, "run", dir, "-f", "--to", "b", NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "a b");
+
+  remove_tree (dir);
+}
+
+static void
+test_nothing_to_run (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(Result) result = { 0 };
+
+  write_text (dir, "process.json",
+              "{\"process_name\": \"idle\", \"nodes\": {\"1\": {\"name\": \"a\", \"priors\": [],"
+              " \"run\": false, \"input\": {\"text\": \"a\", \"files\": []}}}}");
+  write_script (dir, "a", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--events", "json", NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "No step is marked to run");
+  events = parse_events (result.out);
+  g_assert_cmpuint (events->len, ==, 1);
+  assert_finished (events, 0, 0, 0, 0, 0, 0);
+  assert_runs (dir, "");
+
+  /* Asking for it by name runs it. */
+  run_skele (&result, "run", dir, "--only", "a", NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "a");
+
+  remove_tree (dir);
+}
+
+static void
+test_no_python (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autofree char *python = g_build_filename (dir, "no", "python3", NULL);
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 a");
+  write_script (dir, "a", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--python", python, NULL);
+  assert_status (&result, 1);
+  assert_contains (result.err, python);
+  assert_contains (result.err, "was not found");
+  assert_runs (dir, "");
+
+  remove_tree (dir);
+}
+
+static void
+test_jobs (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_auto(Result) result = { 0 };
+  double start_a, end_a, start_b, end_b;
+
+  write_process (dir, "1 left\n2 right");
+  write_script (dir, "left", NULL, SLEEP_ONE_SECOND);
+  write_script (dir, "right", NULL, SLEEP_ONE_SECOND);
+
+  run_skele (&result, "run", dir, "--jobs", "1", NULL);
+  assert_status (&result, 0);
+  read_interval (dir, "left", &start_a, &end_a);
+  read_interval (dir, "right", &start_b, &end_b);
+  g_assert_true (end_a <= start_b || end_b <= start_a);
+
+  run_skele (&result, "run", dir, "--force", "-j", "2", NULL);
+  assert_status (&result, 0);
+  read_interval (dir, "left", &start_a, &end_a);
+  read_interval (dir, "right", &start_b, &end_b);
+  g_assert_cmpfloat (start_a, <, end_b);
+  g_assert_cmpfloat (start_b, <, end_a);
+
+  remove_tree (dir);
+}
+
+static void
+test_timeout (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autofree char *pid_text = NULL;
+  g_auto(Result) result = { 0 };
+  pid_t pid;
+
+  write_process (dir, "1 hang\n2 free");
+  write_script (dir, "hang", NULL, HANG);
+  write_script (dir, "free", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--timeout", "1", NULL);
+  assert_status (&result, 1);
+  assert_contains (result.err, "“hang” failed");
+  assert_contains (result.err, "longer than 1 second");
+  assert_contains (result.err, "1 succeeded, 1 failed");
+
+  pid_text = read_text (dir, "hang.pid");
+  g_assert_nonnull (pid_text);
+  pid = (pid_t) g_ascii_strtoll (pid_text, NULL, 10);
+  g_assert_true (process_gone (pid));
+
+  remove_tree (dir);
+}
+
+static void
+test_in_memory (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(Result) result = { 0 };
+
+  write_process (dir, "1 a\n2 b 1");
+  write_script (dir, "a", NULL,
+                "    state[\"output\"] = {\"task_status\": \"success\",\n"
+                "                       \"twice\": lambda x: 2 * x}\n"
+                "    report(\"a made a function\")");
+  write_script (dir, "b", NULL,
+                "    twice = state[\"local\"][\"priors\"][\"a\"][\"twice\"]\n"
+                "    state[\"output\"] = {\"task_status\": \"success\"}\n"
+                "    report(\"twice 21 is \" + str(twice(21)))");
+
+  run_skele (&result, "run", dir, "--in-memory", "--events", "json", NULL);
+  assert_status (&result, 0);
+  events = parse_events (result.out);
+  assert_finished (events, 2, 0, 0, 0, 0, 0);
+  assert_contains (result.err, "twice 21 is 42");
+  g_assert_false (exists (dir, "a/a.pkl"));
+  g_assert_false (exists (dir, "b/b.pkl"));
+  assert_runs (dir, "a b");
+
+  /* The in-memory mode saved nothing to reuse. */
+  run_skele (&result, "run", dir, "--in-memory", NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "a b");
+
+  /* Isolated, the lambda has to be pickled, which cannot work. */
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 1);
+
+  remove_tree (dir);
+}
+
+static void
+test_example (void)
+{
+  g_autofree char *dir = make_folder ();
+  g_autofree char *workflow = g_build_filename (dir, "sales-report", NULL);
+  g_autofree char *source = NULL;
+  g_autofree char *svg = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(Result) result = { 0 };
+  const char *examples = g_getenv ("SKELE_EXAMPLES_DIR");
+
+  g_assert_nonnull (examples);
+  source = g_build_filename (examples, "sales-report", NULL);
+  copy_tree (source, workflow);
+
+  /* The default interpreter, python3 from PATH, runs the example. */
+  run_skele_default_python (&result, "validate", workflow, NULL);
+  assert_status (&result, 0);
+  run_skele_default_python (&result, "run", workflow, NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "5 succeeded, 0 failed");
+
+  svg = read_text (workflow, "revenue_chart/revenue_chart.svg");
+  g_assert_nonnull (svg);
+  g_assert_true (g_str_has_prefix (svg, "<?xml") || g_str_has_prefix (svg, "<svg"));
+  assert_contains (svg, "</svg>");
+  g_assert_true (exists (workflow, "sales_report/report.md"));
+
+  run_skele_default_python (&result, "run", workflow, "--events", "json", NULL);
+  assert_status (&result, 0);
+  assert_contains (result.err, "5 up to date");
+  events = parse_events (result.out);
+  assert_finished (events, 0, 0, 0, 5, 0, 0);
+
+  remove_tree (dir);
+}
+
+static void
+find_python (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  const char *argv[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  python_path = g_strdup (g_strstrip (out));
+  g_assert_true (g_path_is_absolute (python_path));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *python3 = g_find_program_in_path ("python3");
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+
+  skele_bin = g_getenv ("SKELE_BIN");
+  if (skele_bin == NULL || python3 == NULL)
+    {
+      g_test_skip ("SKELE_BIN is not set or python3 is not installed");
+      return g_test_run ();
+    }
+  find_python ();
+
+  g_test_add_func ("/cli/run/success", test_run_success);
+  g_test_add_func ("/cli/run/failure", test_run_failure);
+  g_test_add_func ("/cli/run/invalid-json", test_run_invalid_json);
+  g_test_add_func ("/cli/run/cycle", test_run_cycle);
+  g_test_add_func ("/cli/run/missing-folder", test_run_missing_folder);
+  g_test_add_func ("/cli/run/unknown-key", test_run_unknown_key);
+  g_test_add_func ("/cli/bad-options", test_bad_options);
+  g_test_add_func ("/cli/run/interrupt", test_interrupt);
+  g_test_add_func ("/cli/validate", test_validate);
+  g_test_add_func ("/cli/run/events", test_events);
+  g_test_add_func ("/cli/run/events-locale", test_events_locale);
+  g_test_add_func ("/cli/run/force-and-selection", test_force_and_selection);
+  g_test_add_func ("/cli/run/nothing-to-run", test_nothing_to_run);
+  g_test_add_func ("/cli/run/no-python", test_no_python);
+  g_test_add_func ("/cli/run/jobs", test_jobs);
+  g_test_add_func ("/cli/run/timeout", test_timeout);
+  g_test_add_func ("/cli/run/in-memory", test_in_memory);
+  g_test_add_func ("/cli/example", test_example);
+
+  status = g_test_run ();
+  g_free (python_path);
+  return status;
+}

@@ -1,0 +1,1579 @@
+/* test-runner.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs real node scripts with real Python processes through SkRunner.
+ */
+
+#define G_LOG_DOMAIN "test-runner"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sk-project.h"
+#include "sk-runner.h"
+
+/* The absolute path of `python3` from PATH, looked up once: on machines
+ * where it is a pyenv shim, every start through the shim costs most of a
+ * second, which would make this test slow without testing anything more.
+ */
+static char *python_path;
+
+/* A node script that follows the contract. Every script appends its key to
+ * runs.log in the workflow folder, which tells the tests which scripts ran,
+ * and writes what it received from its priors into its summary.
+ */
+static const char script_template[] =
+  "import os\n"
+  "import pickle\n"
+  "import subprocess\n"
+  "import sys\n"
+  "import time\n"
+  "\n"
+  "KEY = \"@KEY@\"\n"
+  "FOLDER = os.path.dirname(os.path.abspath(__file__))\n"
+  "WORKFLOW = os.path.dirname(FOLDER)\n"
+  "\n"
+  "state = {}\n"
+  "\n"
+  "\n"
+  "def report(line, fresh=False):\n"
+  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"w\" if fresh else \"a\") as f:\n"
+  "        f.write(line + \"\\n\")\n"
+  "\n"
+  "\n"
+  "def note(name, text):\n"
+  "    with open(os.path.join(WORKFLOW, name), \"a\") as f:\n"
+  "        f.write(text + \"\\n\")\n"
+  "\n"
+  "\n"
+  "def describe(priors):\n"
+  "    return \" \".join(k + \"=\" + (str(v.get(\"value\", \"?\")) if v else \"{}\")\n"
+  "                    for k, v in sorted(priors.items()))\n"
+  "\n"
+  "\n"
+  "def preprocess(prior_outputs):\n"
+  "    note(\"runs.log\", KEY)\n"
+  "    state[\"local\"] = {\"priors\": prior_outputs}\n"
+  "    report(\"task \" + KEY, fresh=True)\n"
+  "    report(\"received \" + describe(prior_outputs))\n"
+  "@PRE@\n"
+  "    return True\n"
+  "\n"
+  "\n"
+  "def compute():\n"
+  "@COMPUTE@\n"
+  "\n"
+  "\n"
+  "def save():\n"
+  "    with open(os.path.join(FOLDER, KEY + \".pkl\"), \"wb\") as f:\n"
+  "        pickle.dump(state[\"output\"], f)\n";
+
+#define DEFAULT_PRE "    pass"
+#define DEFAULT_COMPUTE \
+  "    state[\"output\"] = {\"task_status\": \"success\", \"value\": KEY + \"-value\"}\n" \
+  "    report(\"done\")"
+#define SUCCEED_WITH(extra) \
+  "    state[\"output\"] = {\"task_status\": \"success\", \"value\": KEY + \"-value\"" extra "}\n" \
+  "    report(\"done\")"
+
+typedef struct
+{
+  char      *folder;
+  GFile     *file;
+  SkProject *project;
+} Workflow;
+
+typedef struct
+{
+  GMainLoop  *loop;
+  GPtrArray  *events;
+  SkRunStats  stats;
+  GError     *error;
+  gboolean    ok;
+  gboolean    done;
+
+  /* For the cancellation tests: once this file exists, cancel after a delay. */
+  GCancellable *cancel;
+  char         *cancel_when;
+  guint         cancel_delay_ms;
+  guint         poll_id;
+  guint         cancel_id;
+} Outcome;
+
+/* Helpers ----------------------------------------------------------------- */
+
+static void
+remove_tree (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return;
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    {
+      g_unlink (path);
+    }
+}
+
+static Workflow *
+workflow_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  Workflow *wf = g_new0 (Workflow, 1);
+
+  wf->folder = g_dir_make_tmp ("skele-runner-XXXXXX", &error);
+  g_assert_no_error (error);
+  wf->file = g_file_new_for_path (wf->folder);
+  wf->project = sk_project_new (wf->file);
+  sk_project_set_name (wf->project, "runner test");
+
+  return wf;
+}
+
+static void
+workflow_free (Workflow *wf)
+{
+  remove_tree (wf->folder);
+  g_clear_object (&wf->project);
+  g_clear_object (&wf->file);
+  g_free (wf->folder);
+  g_free (wf);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Workflow, workflow_free)
+
+/* Adds a node named @name (its key is the same) needing the nodes whose
+ * identifiers are listed in @priors, separated by spaces.
+ */
+static SkNode *
+workflow_add (Workflow   *wf,
+              const char *id,
+              const char *name,
+              const char *priors)
+{
+  g_autoptr(SkNode) node = sk_node_new (id, name);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) prior_ids = NULL;
+
+  if (priors != NULL)
+    {
+      prior_ids = g_strsplit (priors, " ", -1);
+      sk_node_set_priors (node, (const char * const *) prior_ids);
+    }
+  sk_node_set_input_text (node, name);
+
+  sk_project_add_node (wf->project, node, &error);
+  g_assert_no_error (error);
+
+  return node;
+}
+
+static void
+workflow_save (Workflow *wf)
+{
+  g_autoptr(GError) error = NULL;
+
+  sk_project_save (wf->project, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+workflow_path (Workflow   *wf,
+               const char *relative)
+{
+  return g_build_filename (wf->folder, relative, NULL);
+}
+
+static void
+write_text (Workflow   *wf,
+            const char *relative,
+            const char *text)
+{
+  g_autofree char *path = workflow_path (wf, relative);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+read_text (Workflow   *wf,
+           const char *relative)
+{
+  g_autofree char *path = workflow_path (wf, relative);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+
+  return contents;
+}
+
+static gboolean
+exists (Workflow   *wf,
+        const char *relative)
+{
+  g_autofree char *path = workflow_path (wf, relative);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static char *
+replace (const char *text,
+         const char *tag,
+         const char *value)
+{
+  GString *string = g_string_new (text);
+
+  g_string_replace (string, tag, value, 0);
+  return g_string_free (string, FALSE);
+}
+
+/* Writes KEY/KEY.py. @pre is added to the end of preprocess() and may
+ * return False; @compute is the whole body of compute(). Both are indented
+ * by four spaces.
+ */
+static void
+write_script (Workflow   *wf,
+              const char *key,
+              const char *pre,
+              const char *compute)
+{
+  g_autofree char *with_key = replace (script_template, "@KEY@", key);
+  g_autofree char *with_pre = replace (with_key, "@PRE@", pre != NULL ? pre : DEFAULT_PRE);
+  g_autofree char *text = replace (with_pre, "@COMPUTE@",
+                                   compute != NULL ? compute : DEFAULT_COMPUTE);
+  g_autofree char *relative = g_strdup_printf ("%s/%s.py", key, key);
+
+  write_text (wf, relative, text);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* Returns the keys of the scripts that ran since the last call, sorted and
+ * separated by spaces.
+ */
+static char *
+take_runs (Workflow *wf)
+{
+  g_autofree char *path = workflow_path (wf, "runs.log");
+  g_autofree char *contents = read_text (wf, "runs.log");
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+
+  if (contents == NULL)
+    return g_strdup ("");
+
+  g_unlink (path);
+  lines = g_strsplit (g_strstrip (contents), "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add (keys, lines[i]);
+  g_ptr_array_sort (keys, compare_strings);
+  g_ptr_array_add (keys, NULL);
+
+  return g_strjoinv (" ", (char **) keys->pdata);
+}
+
+static char *
+keys_of (GPtrArray *nodes)
+{
+  GString *keys = g_string_new (NULL);
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      if (i > 0)
+        g_string_append_c (keys, ' ');
+      g_string_append (keys, sk_node_get_key (g_ptr_array_index (nodes, i)));
+    }
+
+  return g_string_free (keys, FALSE);
+}
+
+static SkNode *
+node (Workflow   *wf,
+      const char *key)
+{
+  SkNode *found = sk_project_get_node_by_key (wf->project, key);
+
+  g_assert_nonnull (found);
+  return found;
+}
+
+static SkNodeState
+state_of (Workflow   *wf,
+          const char *key)
+{
+  return sk_node_get_state (node (wf, key));
+}
+
+static pid_t
+read_pid (Workflow   *wf,
+          const char *relative)
+{
+  g_autofree char *text = read_text (wf, relative);
+  gint64 pid;
+
+  g_assert_nonnull (text);
+  pid = g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (pid, >, 1);
+
+  return (pid_t) pid;
+}
+
+/* A killed process whose parent is gone waits for init to collect it; until
+ * then it is a zombie, which runs no code any more.
+ */
+static gboolean
+is_zombie (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *contents = NULL;
+  const char *end;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+
+  end = strrchr (contents, ')');
+  return end != NULL && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+static gboolean
+process_gone (pid_t pid)
+{
+  /* Allow the kernel a brief moment to finish off a killed process. */
+  for (guint i = 0; i < 100; i++)
+    {
+      if ((kill (pid, 0) != 0 && errno == ESRCH) || is_zombie (pid))
+        return TRUE;
+      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+    }
+
+  return FALSE;
+}
+
+static SkRunner *
+new_runner (void)
+{
+  SkRunner *runner = sk_runner_new ();
+
+  sk_runner_set_python (runner, python_path);
+  return runner;
+}
+
+/* Running ----------------------------------------------------------------- */
+
+static void
+outcome_clear (Outcome *outcome)
+{
+  g_clear_pointer (&outcome->loop, g_main_loop_unref);
+  g_clear_pointer (&outcome->events, g_ptr_array_unref);
+  g_clear_error (&outcome->error);
+  g_clear_object (&outcome->cancel);
+  g_clear_pointer (&outcome->cancel_when, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Outcome, outcome_clear)
+
+static void
+node_state_changed_cb (SkRunner *runner,
+                       SkNode   *changed,
+                       int       state,
+                       Outcome  *outcome)
+{
+  g_assert_cmpint (sk_node_get_state (changed), ==, state);
+  g_ptr_array_add (outcome->events,
+                   g_strdup_printf ("%s:%s", sk_node_get_key (changed),
+                                    sk_node_state_to_string (state)));
+}
+
+static void
+run_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Outcome *outcome = user_data;
+
+  outcome->ok = sk_runner_run_finish (SK_RUNNER (object), result, &outcome->stats,
+                                      &outcome->error);
+  outcome->done = TRUE;
+  g_main_loop_quit (outcome->loop);
+}
+
+static gboolean
+watchdog_cb (gpointer user_data)
+{
+  g_error ("The run did not finish within a minute.");
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+cancel_cb (gpointer user_data)
+{
+  Outcome *outcome = user_data;
+
+  outcome->cancel_id = 0;
+  g_cancellable_cancel (outcome->cancel);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+wait_for_file_cb (gpointer user_data)
+{
+  Outcome *outcome = user_data;
+
+  if (!g_file_test (outcome->cancel_when, G_FILE_TEST_EXISTS))
+    return G_SOURCE_CONTINUE;
+
+  outcome->poll_id = 0;
+  outcome->cancel_id = g_timeout_add (outcome->cancel_delay_ms, cancel_cb, outcome);
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs @nodes (or the marked nodes) and waits for the end of the run. */
+static gboolean
+run_workflow (SkRunner  *runner,
+              Workflow  *wf,
+              GPtrArray *nodes,
+              Outcome   *outcome)
+{
+  gulong handler;
+  guint watchdog;
+
+  g_clear_pointer (&outcome->events, g_ptr_array_unref);
+  g_clear_error (&outcome->error);
+  if (outcome->loop == NULL)
+    outcome->loop = g_main_loop_new (NULL, FALSE);
+  outcome->events = g_ptr_array_new_with_free_func (g_free);
+  outcome->done = FALSE;
+  outcome->ok = FALSE;
+  memset (&outcome->stats, 0xff, sizeof outcome->stats);
+
+  handler = g_signal_connect (runner, "node-state-changed",
+                              G_CALLBACK (node_state_changed_cb), outcome);
+  watchdog = g_timeout_add_seconds (60, watchdog_cb, NULL);
+  if (outcome->cancel_when != NULL)
+    outcome->poll_id = g_timeout_add (20, wait_for_file_cb, outcome);
+
+  sk_runner_run_async (runner, wf->project, nodes, outcome->cancel, run_done_cb, outcome);
+  if (!outcome->done)
+    g_main_loop_run (outcome->loop);
+
+  g_source_remove (watchdog);
+  g_clear_handle_id (&outcome->poll_id, g_source_remove);
+  g_clear_handle_id (&outcome->cancel_id, g_source_remove);
+  g_signal_handler_disconnect (runner, handler);
+
+  return outcome->ok;
+}
+
+/* The states @key went through in the last run, separated by spaces. */
+static char *
+states_of (Outcome    *outcome,
+           const char *key)
+{
+  g_autofree char *prefix = g_strconcat (key, ":", NULL);
+  GString *states = g_string_new (NULL);
+
+  for (guint i = 0; i < outcome->events->len; i++)
+    {
+      const char *event = g_ptr_array_index (outcome->events, i);
+
+      if (g_str_has_prefix (event, prefix))
+        {
+          if (states->len > 0)
+            g_string_append_c (states, ' ');
+          g_string_append (states, event + strlen (prefix));
+        }
+    }
+
+  return g_string_free (states, FALSE);
+}
+
+static void
+assert_states (Outcome    *outcome,
+               const char *key,
+               const char *expected)
+{
+  g_autofree char *states = states_of (outcome, key);
+
+  g_assert_cmpstr (states, ==, expected);
+}
+
+static void
+assert_stats (const SkRunStats *stats,
+              guint             succeeded,
+              guint             failed,
+              guint             skipped,
+              guint             up_to_date,
+              guint             cancelled)
+{
+  g_assert_cmpuint (stats->succeeded, ==, succeeded);
+  g_assert_cmpuint (stats->failed, ==, failed);
+  g_assert_cmpuint (stats->skipped, ==, skipped);
+  g_assert_cmpuint (stats->up_to_date, ==, up_to_date);
+  g_assert_cmpuint (stats->cancelled, ==, cancelled);
+}
+
+static void
+assert_contains (const char *haystack,
+                 const char *needle)
+{
+  if (haystack == NULL || strstr (haystack, needle) == NULL)
+    g_error ("“%s” does not contain “%s”", haystack != NULL ? haystack : "(null)", needle);
+}
+
+/* Tests ------------------------------------------------------------------- */
+
+static void
+test_success (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = sk_runner_new ();
+  g_autoptr(SkProject) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *summary = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *runs = NULL;
+  const char *inputs[] = { "input.csv", NULL };
+  const char *expected_files[] = { "chart.svg", "tables/totals.csv", NULL };
+  SkNode *reloaded_node;
+
+  /* The default interpreter, python3 from PATH, runs this one. */
+  g_assert_null (sk_runner_get_python (runner));
+
+  sk_node_set_input_files (workflow_add (wf, "1", "make chart", NULL), inputs);
+  workflow_add (wf, "2", "use chart", "1");
+  workflow_save (wf);
+
+  write_text (wf, "make_chart/input.csv", "month,total\n1,10\n");
+  write_text (wf, "make_chart/notes.txt", "present before the run and left alone\n");
+  write_script (wf, "make_chart", NULL,
+                "    print(\"hello from make_chart\")\n"
+                "    print(\"a warning\", file=sys.stderr)\n"
+                "    with open(os.path.join(FOLDER, \"chart.svg\"), \"w\") as f:\n"
+                "        f.write(\"<svg></svg>\")\n"
+                "    os.makedirs(os.path.join(FOLDER, \"tables\"), exist_ok=True)\n"
+                "    with open(os.path.join(FOLDER, \"tables\", \"totals.csv\"), \"w\") as f:\n"
+                "        f.write(\"1,10\\n\")\n"
+                "    state[\"output\"] = {\"task_status\": \"success\",\n"
+                "                       \"value\": \"chart-made\"}\n"
+                "    report(\"chart.svg created\")");
+  write_script (wf, "use_chart", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  g_assert_no_error (outcome.error);
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  g_assert_cmpfloat (outcome.stats.seconds, >, 0);
+
+  g_assert_cmpint (state_of (wf, "make_chart"), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpint (state_of (wf, "use_chart"), ==, SK_NODE_STATE_SUCCEEDED);
+  assert_states (&outcome, "make_chart", "queued running succeeded");
+  assert_states (&outcome, "use_chart", "queued running succeeded");
+
+  /* Every node is queued before any starts, and a successor starts only
+   * after its prior finished.
+   */
+  g_assert_cmpstr (g_ptr_array_index (outcome.events, 0), ==, "make_chart:queued");
+  g_assert_cmpstr (g_ptr_array_index (outcome.events, 1), ==, "use_chart:queued");
+  g_assert_cmpstr (g_ptr_array_index (outcome.events, 2), ==, "make_chart:running");
+  g_assert_cmpstr (g_ptr_array_index (outcome.events, 3), ==, "make_chart:succeeded");
+  g_assert_cmpstr (g_ptr_array_index (outcome.events, 4), ==, "use_chart:running");
+
+  summary = read_text (wf, "make_chart/make_chart_summary.txt");
+  g_assert_nonnull (summary);
+  g_strchomp (summary);
+  g_assert_cmpstr (sk_node_get_output_text (node (wf, "make_chart")), ==, summary);
+  g_assert_cmpstr (summary, ==, "task make_chart\nreceived \nchart.svg created");
+  g_assert_cmpstrv (sk_node_get_output_files (node (wf, "make_chart")), expected_files);
+  g_assert_null (sk_node_get_error_text (node (wf, "make_chart")));
+
+  /* The successor got the prior's output through its pickle. */
+  g_assert_true (exists (wf, "make_chart/make_chart.pkl"));
+  assert_contains (sk_node_get_output_text (node (wf, "use_chart")),
+                   "received make_chart=chart-made");
+  g_assert_cmpuint (g_strv_length ((char **) sk_node_get_output_files (node (wf, "use_chart"))),
+                    ==, 0);
+
+  log = read_text (wf, "make_chart/.skele/stdout.log");
+  assert_contains (log, "hello from make_chart");
+  g_free (log);
+  log = read_text (wf, "make_chart/.skele/stderr.log");
+  assert_contains (log, "a warning");
+
+  /* The results were written back into process.json. */
+  g_assert_false (sk_project_get_modified (wf->project));
+  reloaded = sk_project_load (wf->file, &error);
+  g_assert_no_error (error);
+  reloaded_node = sk_project_get_node_by_key (reloaded, "make_chart");
+  g_assert_nonnull (reloaded_node);
+  g_assert_cmpstr (sk_node_get_output_text (reloaded_node), ==, summary);
+  g_assert_cmpstrv (sk_node_get_output_files (reloaded_node), expected_files);
+
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "make_chart use_chart");
+}
+
+static void
+test_skipped (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+
+  workflow_add (wf, "1", "branch", NULL);
+  workflow_add (wf, "2", "after", "1");
+  workflow_save (wf);
+  write_script (wf, "branch", "    report(\"not my answer\")\n    return False", NULL);
+  write_script (wf, "after", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 1, 0, 0);
+  g_assert_cmpint (state_of (wf, "branch"), ==, SK_NODE_STATE_SKIPPED);
+  assert_states (&outcome, "branch", "queued running skipped");
+  assert_contains (sk_node_get_output_text (node (wf, "branch")), "not my answer");
+  g_assert_false (exists (wf, "branch/branch.pkl"));
+
+  g_assert_cmpint (state_of (wf, "after"), ==, SK_NODE_STATE_SUCCEEDED);
+  assert_contains (sk_node_get_output_text (node (wf, "after")), "received branch={}");
+}
+
+static void
+test_failed_exception (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  SkNode *broken;
+
+  workflow_add (wf, "1", "broken", NULL);
+  workflow_add (wf, "2", "after", "1");
+  workflow_save (wf);
+  write_script (wf, "broken", NULL,
+                "    report(\"about to divide\")\n"
+                "    raise ValueError(\"the totals do not add up\")");
+  write_script (wf, "after", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 1, 0, 0, 0);
+
+  broken = node (wf, "broken");
+  g_assert_cmpint (sk_node_get_state (broken), ==, SK_NODE_STATE_FAILED);
+  assert_states (&outcome, "broken", "queued running failed");
+  assert_contains (sk_node_get_error_text (broken), "ValueError");
+  assert_contains (sk_node_get_error_text (broken), "the totals do not add up");
+  assert_contains (sk_node_get_error_detail (broken), "Traceback");
+  assert_contains (sk_node_get_error_detail (broken), "broken.py");
+  assert_contains (sk_node_get_output_text (broken), "about to divide");
+  g_assert_false (exists (wf, "broken/broken.pkl"));
+
+  /* A failed prior reaches its successor as {}. */
+  g_assert_cmpint (state_of (wf, "after"), ==, SK_NODE_STATE_SUCCEEDED);
+  assert_contains (sk_node_get_output_text (node (wf, "after")), "received broken={}");
+}
+
+static void
+test_failed_status (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  SkNode *refused;
+
+  workflow_add (wf, "1", "refused", NULL);
+  workflow_save (wf);
+  write_script (wf, "refused", NULL,
+                "    state[\"output\"] = {\"task_status\": \"failed\",\n"
+                "                       \"error_log\": \"sales.csv has no column units\"}\n"
+                "    report(\"Task failed\")");
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 1, 0, 0, 0);
+
+  refused = node (wf, "refused");
+  g_assert_cmpint (sk_node_get_state (refused), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (refused), "sales.csv has no column units");
+  assert_contains (sk_node_get_output_text (refused), "Task failed");
+  g_assert_false (exists (wf, "refused/refused.pkl"));
+}
+
+static void
+test_failed_prior_old_pickle (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+
+  workflow_add (wf, "1", "first", NULL);
+  workflow_add (wf, "2", "second", "1");
+  workflow_save (wf);
+  write_script (wf, "first", NULL, NULL);
+  write_script (wf, "second", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  assert_contains (sk_node_get_output_text (node (wf, "second")), "received first=first-value");
+
+  /* Now the prior fails; its pickle from the first run stays on disk. */
+  write_script (wf, "first", NULL, "    raise RuntimeError(\"no data today\")");
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 1, 0, 0, 0);
+  g_assert_true (exists (wf, "first/first.pkl"));
+  g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_FAILED);
+  g_assert_cmpint (state_of (wf, "second"), ==, SK_NODE_STATE_SUCCEEDED);
+  assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+
+  /* The same when only the successor is asked to run: the prior's last
+   * result is a failure, so its old pickle does not count.
+   */
+  {
+    g_autoptr(GPtrArray) only = NULL;
+    g_autoptr(GError) error = NULL;
+    const char *keys[] = { "second", NULL };
+
+    only = sk_runner_select_nodes (wf->project, keys, NULL, NULL, &error);
+    g_assert_no_error (error);
+    sk_runner_set_force (runner, TRUE);
+    g_assert_true (run_workflow (runner, wf, only, &outcome));
+    assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+    assert_states (&outcome, "first", "");
+    assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+  }
+}
+
+static void
+test_timeout (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  SkNode *hang;
+  pid_t pid;
+
+  workflow_add (wf, "1", "hang", NULL);
+  workflow_save (wf);
+  write_script (wf, "hang", NULL,
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    time.sleep(60)\n"
+                "    state[\"output\"] = {\"task_status\": \"success\"}");
+
+  sk_runner_set_timeout (runner, 1);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 1, 0, 0, 0);
+
+  hang = node (wf, "hang");
+  g_assert_cmpint (sk_node_get_state (hang), ==, SK_NODE_STATE_FAILED);
+  assert_states (&outcome, "hang", "queued running failed");
+  assert_contains (sk_node_get_error_text (hang), "longer than 1 second");
+
+  pid = read_pid (wf, "hang.pid");
+  g_assert_true (process_gone (pid));
+}
+
+/* A limit too long for a GLib timeout is no limit, not an immediate one. */
+static void
+test_timeout_unlimited (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  const double limits[] = { INFINITY, 1e12, 5e6 };
+
+  workflow_add (wf, "1", "quick", NULL);
+  workflow_save (wf);
+  write_script (wf, "quick", NULL, "    time.sleep(0.2)\n" DEFAULT_COMPUTE);
+
+  sk_runner_set_force (runner, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (limits); i++)
+    {
+      sk_runner_set_timeout (runner, limits[i]);
+      g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+      assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+      g_assert_null (sk_node_get_error_text (node (wf, "quick")));
+    }
+}
+
+static void
+test_timeout_child (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  pid_t pid, child;
+
+  workflow_add (wf, "1", "spawner", NULL);
+  workflow_save (wf);
+  write_script (wf, "spawner", NULL,
+                "    child = subprocess.Popen([\"sleep\", \"60\"])\n"
+                "    note(KEY + \".child\", str(child.pid))\n"
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    child.wait()\n"
+                "    state[\"output\"] = {\"task_status\": \"success\"}");
+
+  sk_runner_set_timeout (runner, 1);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 1, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "spawner"), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (node (wf, "spawner")), "longer than");
+
+  pid = read_pid (wf, "spawner.pid");
+  child = read_pid (wf, "spawner.child");
+  g_assert_true (process_gone (pid));
+  g_assert_true (process_gone (child));
+}
+
+/* A process that a successful script leaves running is part of its node:
+ * it must neither keep the node running nor outlive it.
+ */
+static void
+test_leftover_process (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *child_file = NULL;
+  pid_t child;
+
+  workflow_add (wf, "1", "spawner", NULL);
+  workflow_save (wf);
+  write_script (wf, "spawner", NULL,
+                "    child = subprocess.Popen([\"sleep\", \"60\"])\n"
+                "    note(KEY + \".child\", str(child.pid))\n"
+                DEFAULT_COMPUTE);
+
+  /* Without the timeout, a runner that waits for the child would hang. */
+  sk_runner_set_timeout (runner, 10);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "spawner"), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_null (sk_node_get_error_text (node (wf, "spawner")));
+
+  child = read_pid (wf, "spawner.child");
+  g_assert_true (process_gone (child));
+
+  /* Nor does it outlive the in-memory worker. */
+  child_file = workflow_path (wf, "spawner.child");
+  g_unlink (child_file);
+  sk_runner_set_in_memory (runner, TRUE);
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  child = read_pid (wf, "spawner.child");
+  g_assert_true (process_gone (child));
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_autoptr(SkProject) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *runs = NULL;
+  pid_t pid;
+
+  workflow_add (wf, "1", "quick", NULL);
+  workflow_add (wf, "2", "sleeper", "1");
+  workflow_add (wf, "3", "next", "2");
+  workflow_add (wf, "4", "last", "3");
+  workflow_save (wf);
+  write_script (wf, "quick", NULL, NULL);
+  write_script (wf, "sleeper", NULL,
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    time.sleep(60)\n"
+                "    state[\"output\"] = {\"task_status\": \"success\"}");
+  write_script (wf, "next", NULL, NULL);
+  write_script (wf, "last", NULL, NULL);
+
+  outcome.cancel = g_cancellable_new ();
+  outcome.cancel_when = workflow_path (wf, "sleeper.pid");
+  outcome.cancel_delay_ms = 500;
+
+  g_assert_false (run_workflow (runner, wf, NULL, &outcome));
+  g_assert_error (outcome.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 3);
+
+  g_assert_cmpint (state_of (wf, "quick"), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpint (state_of (wf, "sleeper"), ==, SK_NODE_STATE_CANCELLED);
+  g_assert_cmpint (state_of (wf, "next"), ==, SK_NODE_STATE_CANCELLED);
+  g_assert_cmpint (state_of (wf, "last"), ==, SK_NODE_STATE_CANCELLED);
+  assert_states (&outcome, "sleeper", "queued running cancelled");
+  assert_states (&outcome, "next", "queued cancelled");
+  assert_states (&outcome, "last", "queued cancelled");
+  assert_contains (sk_node_get_error_text (node (wf, "sleeper")), "stopped");
+
+  pid = read_pid (wf, "sleeper.pid");
+  g_assert_true (process_gone (pid));
+
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "quick sleeper");
+
+  /* What finished before the stop is kept in process.json: the next run
+   * finds the node up to date and shows these results again.
+   */
+  g_assert_false (sk_project_get_modified (wf->project));
+  reloaded = sk_project_load (wf->file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sk_node_get_output_text (sk_project_get_node_by_key (reloaded, "quick")), ==,
+                   "task quick\nreceived \ndone");
+}
+
+/* Reads "START END" from the file a sleeping node wrote. */
+static void
+read_interval (Workflow   *wf,
+               const char *key,
+               double     *start,
+               double     *end)
+{
+  g_autofree char *relative = g_strconcat (key, ".times", NULL);
+  g_autofree char *text = read_text (wf, relative);
+  char *rest;
+
+  g_assert_nonnull (text);
+  *start = g_ascii_strtod (text, &rest);
+  *end = g_ascii_strtod (rest, NULL);
+  g_assert_cmpfloat (*start, >, 0);
+  g_assert_cmpfloat (*end, >, *start);
+}
+
+#define SLEEP_ONE_SECOND \
+  "    start = time.time()\n" \
+  "    time.sleep(1)\n" \
+  "    end = time.time()\n" \
+  "    with open(os.path.join(WORKFLOW, KEY + \".times\"), \"w\") as f:\n" \
+  "        f.write(repr(start) + \" \" + repr(end))\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\"}"
+
+static void
+test_parallel (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  double start_a, end_a, start_b, end_b;
+
+  workflow_add (wf, "1", "left", NULL);
+  workflow_add (wf, "2", "right", NULL);
+  workflow_save (wf);
+  write_script (wf, "left", NULL, SLEEP_ONE_SECOND);
+  write_script (wf, "right", NULL, SLEEP_ONE_SECOND);
+
+  sk_runner_set_jobs (runner, 2);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  read_interval (wf, "left", &start_a, &end_a);
+  read_interval (wf, "right", &start_b, &end_b);
+  g_assert_cmpfloat (start_a, <, end_b);
+  g_assert_cmpfloat (start_b, <, end_a);
+
+  sk_runner_set_jobs (runner, 1);
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  read_interval (wf, "left", &start_a, &end_a);
+  read_interval (wf, "right", &start_b, &end_b);
+  g_assert_true (end_a <= start_b || end_b <= start_a);
+}
+
+static void
+test_incremental (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  const char *inputs[] = { "data.txt", NULL };
+  const char *keys[] = { "a", "b", "c", "d" };
+  char *runs;
+
+  sk_node_set_input_files (workflow_add (wf, "1", "a", NULL), inputs);
+  workflow_add (wf, "2", "b", "1");
+  workflow_add (wf, "3", "c", "2");
+  workflow_add (wf, "4", "d", NULL);
+  workflow_save (wf);
+  write_text (wf, "a/data.txt", "first version\n");
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    write_script (wf, keys[i], NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 4, 0, 0, 0, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c d");
+  g_free (runs);
+
+  /* Nothing changed. */
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 0, 0, 4, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_assert_cmpint (state_of (wf, keys[i]), ==, SK_NODE_STATE_UP_TO_DATE);
+      assert_states (&outcome, keys[i], "queued up-to-date");
+    }
+  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "");
+  g_free (runs);
+
+  /* The contents of an input file changed, not its name. */
+  write_text (wf, "a/data.txt", "second version\n");
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 3, 0, 0, 1, 0);
+  g_assert_cmpint (state_of (wf, "d"), ==, SK_NODE_STATE_UP_TO_DATE);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c");
+  g_free (runs);
+
+  /* The input file is not among the node's output files. */
+  g_assert_cmpuint (g_strv_length ((char **) sk_node_get_output_files (node (wf, "a"))), ==, 0);
+
+  /* A script changed. */
+  write_script (wf, "b", NULL, SUCCEED_WITH (", \"version\": 2"));
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 2, 0);
+  assert_states (&outcome, "a", "queued up-to-date");
+
+  /* An up-to-date prior reaches its successor through its pickle. */
+  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "b c");
+  g_free (runs);
+
+  /* The input text changed. */
+  sk_node_set_input_text (node (wf, "c"), "another task");
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 3, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "c");
+  g_free (runs);
+
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 4, 0, 0, 0, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c d");
+  g_free (runs);
+}
+
+static void
+test_run_false (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_autoptr(GPtrArray) marked = NULL;
+  g_autoptr(GPtrArray) only = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *keys = NULL;
+  const char *first[] = { "source", NULL };
+  char *runs;
+
+  sk_node_set_run (workflow_add (wf, "1", "source", NULL), FALSE);
+  workflow_add (wf, "2", "consumer", "1");
+  sk_node_set_run (workflow_add (wf, "3", "never run", NULL), FALSE);
+  workflow_add (wf, "4", "orphan", "3");
+  workflow_save (wf);
+  write_script (wf, "source", NULL, NULL);
+  write_script (wf, "consumer", NULL, NULL);
+  write_script (wf, "never_run", NULL, NULL);
+  write_script (wf, "orphan", NULL, NULL);
+
+  marked = sk_runner_select_nodes (wf->project, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  keys = keys_of (marked);
+  g_assert_cmpstr (keys, ==, "consumer orphan");
+
+  /* The source ran once, earlier, on its own. */
+  only = sk_runner_select_nodes (wf->project, first, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (run_workflow (runner, wf, only, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_true (exists (wf, "source/source.pkl"));
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "source");
+  g_free (runs);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "consumer orphan");
+  g_free (runs);
+  assert_states (&outcome, "source", "");
+  assert_states (&outcome, "never_run", "");
+  assert_contains (sk_node_get_output_text (node (wf, "consumer")), "received source=source-value");
+  assert_contains (sk_node_get_output_text (node (wf, "orphan")), "received never_run={}");
+
+  /* NULL nodes means the marked ones. */
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "consumer orphan");
+  g_free (runs);
+}
+
+static void
+assert_selection (SkProject          *project,
+                  const char * const *only,
+                  const char         *from,
+                  const char         *to,
+                  const char         *expected)
+{
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *keys = NULL;
+
+  nodes = sk_runner_select_nodes (project, only, from, to, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (nodes);
+  keys = keys_of (nodes);
+  g_assert_cmpstr (keys, ==, expected);
+}
+
+static void
+assert_selection_fails (SkProject          *project,
+                        const char * const *only,
+                        const char         *from,
+                        const char         *to)
+{
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  nodes = sk_runner_select_nodes (project, only, from, to, &error);
+  g_assert_null (nodes);
+  g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID);
+  assert_contains (error->message, "nowhere");
+}
+
+static void
+test_select (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  const char *only_b_e[] = { "b", "e", NULL };
+  const char *only_by_id[] = { "3", NULL };
+  const char *only_by_name[] = { "E", NULL };
+  const char *unknown[] = { "a", "nowhere", NULL };
+  const char *empty[] = { NULL };
+
+  /* a → b → c, a → d, e alone; e is not marked to run. */
+  workflow_add (wf, "1", "a", NULL);
+  workflow_add (wf, "2", "b", "1");
+  workflow_add (wf, "3", "c", "2");
+  workflow_add (wf, "4", "d", "1");
+  sk_node_set_run (workflow_add (wf, "5", "e", NULL), FALSE);
+
+  assert_selection (wf->project, NULL, NULL, NULL, "a b c d");
+  assert_selection (wf->project, empty, NULL, NULL, "a b c d");
+  assert_selection (wf->project, only_b_e, NULL, NULL, "b e");
+  assert_selection (wf->project, only_by_id, NULL, NULL, "c");
+  assert_selection (wf->project, only_by_name, NULL, NULL, "e");
+  assert_selection (wf->project, NULL, "b", NULL, "b c");
+  assert_selection (wf->project, NULL, "a", NULL, "a b c d");
+  assert_selection (wf->project, NULL, NULL, "c", "a b c");
+  assert_selection (wf->project, NULL, NULL, "d", "a d");
+  assert_selection (wf->project, NULL, NULL, "e", "e");
+  assert_selection (wf->project, NULL, "b", "c", "b c");
+  assert_selection (wf->project, NULL, "a", "c", "a b c");
+  assert_selection (wf->project, NULL, "b", "d", "");
+
+  assert_selection_fails (wf->project, unknown, NULL, NULL);
+  assert_selection_fails (wf->project, NULL, "nowhere", NULL);
+  assert_selection_fails (wf->project, NULL, NULL, "nowhere");
+  assert_selection_fails (wf->project, NULL, "a", "nowhere");
+}
+
+static void
+test_in_memory (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  char *runs;
+
+  workflow_add (wf, "1", "a", NULL);
+  workflow_add (wf, "2", "b", "1");
+  workflow_add (wf, "3", "c", "2");
+  workflow_save (wf);
+
+  /* Neither a lambda nor a generator can be pickled. */
+  write_script (wf, "a", NULL,
+                SUCCEED_WITH (", \"double\": lambda x: x * 2, \"counter\": (i for i in range(3))"));
+  write_script (wf, "b", NULL,
+                "    prior = state[\"local\"][\"priors\"][\"a\"]\n"
+                "    report(\"double gives \" + str(prior[\"double\"](21)))\n"
+                "    report(\"counter gives \" + str(list(prior[\"counter\"])))\n"
+                "    print(\"b prints to its log\")\n"
+                "    state[\"output\"] = {\"task_status\": \"success\", \"value\": \"b-value\",\n"
+                "                       \"again\": prior[\"double\"]}");
+  write_script (wf, "c", NULL, NULL);
+
+  sk_runner_set_in_memory (runner, TRUE);
+  g_assert_true (sk_runner_get_in_memory (runner));
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  g_assert_no_error (outcome.error);
+  assert_stats (&outcome.stats, 3, 0, 0, 0, 0);
+  assert_states (&outcome, "a", "queued running succeeded");
+  assert_states (&outcome, "b", "queued running succeeded");
+  assert_states (&outcome, "c", "queued running succeeded");
+
+  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  assert_contains (sk_node_get_output_text (node (wf, "b")), "double gives 42");
+  assert_contains (sk_node_get_output_text (node (wf, "b")), "counter gives [0, 1, 2]");
+  assert_contains (sk_node_get_output_text (node (wf, "c")), "received b=b-value");
+  g_assert_false (exists (wf, "a/a.pkl"));
+  g_assert_false (exists (wf, "b/b.pkl"));
+  g_assert_false (exists (wf, "c/c.pkl"));
+  {
+    g_autofree char *log = read_text (wf, "b/.skele/stdout.log");
+
+    assert_contains (log, "b prints to its log");
+  }
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c");
+  g_free (runs);
+
+  /* Nothing was saved, so nothing is up to date. */
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 3, 0, 0, 0, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c");
+  g_free (runs);
+
+  /* Nor does an isolated run after it trust the in-memory results; this
+   * time save() has to pickle the lambda, which fails, and b gets {}.
+   */
+  sk_runner_set_in_memory (runner, FALSE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 2, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "a"), ==, SK_NODE_STATE_FAILED);
+  g_assert_cmpint (state_of (wf, "b"), ==, SK_NODE_STATE_FAILED);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c");
+  g_free (runs);
+}
+
+/* Pickles from an earlier isolated run do not make the results of an
+ * in-memory run reusable: the in-memory run did not write them.
+ */
+static void
+test_in_memory_not_reused (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  char *runs;
+
+  workflow_add (wf, "1", "a", NULL);
+  workflow_add (wf, "2", "b", "1");
+  workflow_save (wf);
+  write_script (wf, "a", NULL, NULL);
+  write_script (wf, "b", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  g_assert_true (exists (wf, "a/a.pkl"));
+
+  sk_runner_set_in_memory (runner, TRUE);
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  g_free (take_runs (wf));
+
+  sk_runner_set_force (runner, FALSE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b");
+  g_free (runs);
+  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+}
+
+static void
+test_in_memory_failure (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  char *runs;
+
+  workflow_add (wf, "1", "a", NULL);
+  workflow_add (wf, "2", "b", NULL);
+  workflow_add (wf, "3", "c", "1 2");
+  workflow_save (wf);
+  write_script (wf, "a", NULL, "    raise KeyError(\"region\")");
+  write_script (wf, "b", NULL, NULL);
+  write_script (wf, "c", NULL, NULL);
+
+  sk_runner_set_in_memory (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 1, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "a"), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (node (wf, "a")), "KeyError");
+  assert_contains (sk_node_get_error_detail (node (wf, "a")), "Traceback");
+  g_assert_cmpint (state_of (wf, "b"), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpint (state_of (wf, "c"), ==, SK_NODE_STATE_SUCCEEDED);
+  assert_contains (sk_node_get_output_text (node (wf, "c")), "received a={} b=b-value");
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "a b c");
+  g_free (runs);
+}
+
+static void
+test_in_memory_timeout (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  pid_t worker, later;
+
+  workflow_add (wf, "1", "hang", NULL);
+  workflow_add (wf, "2", "later", NULL);
+  workflow_save (wf);
+  write_script (wf, "hang", NULL,
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    time.sleep(60)\n"
+                "    state[\"output\"] = {\"task_status\": \"success\"}");
+  write_script (wf, "later", NULL,
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                DEFAULT_COMPUTE);
+
+  sk_runner_set_in_memory (runner, TRUE);
+  sk_runner_set_timeout (runner, 1);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 1, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "hang"), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (node (wf, "hang")), "longer than");
+  g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_SUCCEEDED);
+
+  /* The same worker ran both: it survived the interruption. */
+  worker = read_pid (wf, "hang.pid");
+  later = read_pid (wf, "later.pid");
+  g_assert_cmpint (worker, ==, later);
+  g_assert_true (process_gone (worker));
+}
+
+/* Node code that swallows the interruption is stopped with the worker. */
+static void
+test_in_memory_stubborn (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *interrupted = NULL;
+  g_autofree char *runs = NULL;
+  pid_t worker;
+
+  workflow_add (wf, "1", "stubborn", NULL);
+  workflow_add (wf, "2", "later", NULL);
+  workflow_save (wf);
+  write_script (wf, "stubborn", NULL,
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    while True:\n"
+                "        try:\n"
+                "            time.sleep(60)\n"
+                "        except KeyboardInterrupt:\n"
+                "            note(\"interrupted\", KEY)");
+  write_script (wf, "later", NULL, NULL);
+
+  sk_runner_set_in_memory (runner, TRUE);
+  sk_runner_set_timeout (runner, 1);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "stubborn"), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (node (wf, "stubborn")), "longer than");
+  g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (node (wf, "later")), "worker");
+
+  /* The worker was asked first, then stopped. */
+  interrupted = read_text (wf, "interrupted");
+  assert_contains (interrupted, "stubborn");
+  worker = read_pid (wf, "stubborn.pid");
+  g_assert_true (process_gone (worker));
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "stubborn");
+}
+
+static void
+test_in_memory_cancel (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *runs = NULL;
+  pid_t worker;
+
+  workflow_add (wf, "1", "first", NULL);
+  workflow_add (wf, "2", "sleeper", "1");
+  workflow_add (wf, "3", "last", "2");
+  workflow_add (wf, "4", "other", NULL);
+  workflow_save (wf);
+  write_script (wf, "first", NULL, NULL);
+  write_script (wf, "sleeper", NULL,
+                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    time.sleep(60)\n"
+                "    state[\"output\"] = {\"task_status\": \"success\"}");
+  write_script (wf, "last", NULL, NULL);
+  write_script (wf, "other", NULL, NULL);
+
+  outcome.cancel = g_cancellable_new ();
+  outcome.cancel_when = workflow_path (wf, "sleeper.pid");
+  outcome.cancel_delay_ms = 500;
+
+  sk_runner_set_in_memory (runner, TRUE);
+  g_assert_false (run_workflow (runner, wf, NULL, &outcome));
+  g_assert_error (outcome.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  /* One node at a time, in file order where the graph allows it. */
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 2);
+  g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpint (state_of (wf, "other"), ==, SK_NODE_STATE_SUCCEEDED);
+  assert_states (&outcome, "sleeper", "queued running cancelled");
+  assert_states (&outcome, "last", "queued cancelled");
+
+  worker = read_pid (wf, "sleeper.pid");
+  g_assert_true (process_gone (worker));
+  runs = take_runs (wf);
+  g_assert_cmpstr (runs, ==, "first other sleeper");
+}
+
+static void
+test_missing_script (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+
+  workflow_add (wf, "1", "no code", NULL);
+  workflow_add (wf, "2", "bad code", NULL);
+  workflow_save (wf);
+  write_text (wf, "bad_code/bad_code.py",
+              "state = {}\n\ndef preprocess(prior_outputs:\n    return True\n");
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
+
+  g_assert_cmpint (state_of (wf, "no_code"), ==, SK_NODE_STATE_FAILED);
+  assert_states (&outcome, "no_code", "queued failed");
+  assert_contains (sk_node_get_error_text (node (wf, "no_code")), "no code");
+
+  g_assert_cmpint (state_of (wf, "bad_code"), ==, SK_NODE_STATE_FAILED);
+  assert_contains (sk_node_get_error_text (node (wf, "bad_code")), "syntax error");
+}
+
+static void
+test_cycle (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_autoptr(SkProject) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Outcome) outcome = { 0 };
+
+  write_text (wf, "process.json",
+              "{\"process_name\": \"circle\", \"nodes\": {"
+              " \"1\": {\"name\": \"a\", \"priors\": [\"2\"], \"run\": true,"
+              "         \"input\": {\"text\": \"a\", \"files\": []}},"
+              " \"2\": {\"name\": \"b\", \"priors\": [[\"1\"]], \"run\": true,"
+              "         \"input\": {\"text\": \"b\", \"files\": []}}}}");
+  write_script (wf, "a", NULL, NULL);
+  write_script (wf, "b", NULL, NULL);
+
+  loaded = sk_project_load (wf->file, &error);
+  g_assert_no_error (error);
+  g_set_object (&wf->project, loaded);
+
+  g_assert_false (run_workflow (runner, wf, NULL, &outcome));
+  g_assert_error (outcome.error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE);
+  g_assert_cmpuint (outcome.events->len, ==, 0);
+  g_assert_false (exists (wf, "runs.log"));
+}
+
+static void
+find_python (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  const char *argv[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  python_path = g_strdup (g_strstrip (out));
+  g_assert_true (g_path_is_absolute (python_path));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *python3 = g_find_program_in_path ("python3");
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+
+  if (python3 == NULL)
+    {
+      g_test_skip ("python3 is not installed");
+      return g_test_run ();
+    }
+  find_python ();
+
+  g_test_add_func ("/runner/success", test_success);
+  g_test_add_func ("/runner/skipped", test_skipped);
+  g_test_add_func ("/runner/failed/exception", test_failed_exception);
+  g_test_add_func ("/runner/failed/status", test_failed_status);
+  g_test_add_func ("/runner/failed/prior-with-old-pickle", test_failed_prior_old_pickle);
+  g_test_add_func ("/runner/timeout/hang", test_timeout);
+  g_test_add_func ("/runner/timeout/unlimited", test_timeout_unlimited);
+  g_test_add_func ("/runner/timeout/child-process", test_timeout_child);
+  g_test_add_func ("/runner/leftover-process", test_leftover_process);
+  g_test_add_func ("/runner/cancel", test_cancel);
+  g_test_add_func ("/runner/parallel", test_parallel);
+  g_test_add_func ("/runner/incremental", test_incremental);
+  g_test_add_func ("/runner/run-false", test_run_false);
+  g_test_add_func ("/runner/select", test_select);
+  g_test_add_func ("/runner/in-memory/chain", test_in_memory);
+  g_test_add_func ("/runner/in-memory/not-reused", test_in_memory_not_reused);
+  g_test_add_func ("/runner/in-memory/failure", test_in_memory_failure);
+  g_test_add_func ("/runner/in-memory/timeout", test_in_memory_timeout);
+  g_test_add_func ("/runner/in-memory/stubborn", test_in_memory_stubborn);
+  g_test_add_func ("/runner/in-memory/cancel", test_in_memory_cancel);
+  g_test_add_func ("/runner/missing-and-broken-script", test_missing_script);
+  g_test_add_func ("/runner/cycle", test_cycle);
+
+  status = g_test_run ();
+  g_free (python_path);
+  return status;
+}
