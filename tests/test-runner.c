@@ -1408,10 +1408,12 @@ test_in_memory_stubborn (void)
   sk_runner_set_in_memory (runner, TRUE);
   sk_runner_set_timeout (runner, 1);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
-  assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
+  assert_stats (&outcome.stats, 0, 1, 0, 0, 1);
   g_assert_cmpint (state_of (wf, "stubborn"), ==, SK_NODE_STATE_FAILED);
   assert_contains (sk_node_get_error_text (node (wf, "stubborn")), "longer than");
-  g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_FAILED);
+
+  /* The next step did not fail; it could not run once the worker was gone. */
+  g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_CANCELLED);
   assert_contains (sk_node_get_error_text (node (wf, "later")), "worker");
 
   /* The worker was asked first, then stopped. */
@@ -1488,6 +1490,103 @@ test_missing_script (void)
 
   g_assert_cmpint (state_of (wf, "bad_code"), ==, SK_NODE_STATE_FAILED);
   assert_contains (sk_node_get_error_text (node (wf, "bad_code")), "syntax error");
+}
+
+/* A step whose script went missing no longer counts as succeeded, so its
+ * old pickle does not reach a successor that runs on its own.
+ */
+static void
+test_missing_script_record (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autoptr(GPtrArray) only = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *script = NULL;
+  const char *keys[] = { "second", NULL };
+
+  workflow_add (wf, "1", "first", NULL);
+  workflow_add (wf, "2", "second", "1");
+  workflow_save (wf);
+  write_script (wf, "first", NULL, NULL);
+  write_script (wf, "second", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+
+  script = workflow_path (wf, "first/first.py");
+  g_assert_cmpint (g_unlink (script), ==, 0);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_FAILED);
+  g_assert_true (exists (wf, "first/first.pkl"));
+
+  only = sk_runner_select_nodes (wf->project, keys, NULL, NULL, &error);
+  g_assert_no_error (error);
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, only, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+}
+
+/* Node code that reads standard input gets nothing: it neither waits for a
+ * terminal nor, in the in-memory mode, eats the worker's commands.
+ */
+static void
+test_stdin (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+
+  workflow_add (wf, "1", "reader", NULL);
+  workflow_add (wf, "2", "after", "1");
+  workflow_save (wf);
+  write_script (wf, "reader", NULL,
+                "    report(\"read \" + repr(sys.stdin.read()))\n"
+                DEFAULT_COMPUTE);
+  write_script (wf, "after", NULL, NULL);
+
+  sk_runner_set_timeout (runner, 20);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  assert_contains (sk_node_get_output_text (node (wf, "reader")), "read ''");
+
+  sk_runner_set_in_memory (runner, TRUE);
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  assert_contains (sk_node_get_output_text (node (wf, "reader")), "read ''");
+  assert_contains (sk_node_get_output_text (node (wf, "after")), "received reader=reader-value");
+}
+
+/* A process that left the step's process group, holding its output open,
+ * is not waited for: the step finishes and the process is left alone.
+ */
+static void
+test_detached_process (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  pid_t child;
+
+  workflow_add (wf, "1", "daemon", NULL);
+  workflow_save (wf);
+  write_script (wf, "daemon", NULL,
+                "    child = subprocess.Popen([\"sleep\", \"30\"], start_new_session=True)\n"
+                "    note(KEY + \".child\", str(child.pid))\n"
+                DEFAULT_COMPUTE);
+
+  /* A runner that waited for the open output would reach this timeout. */
+  sk_runner_set_timeout (runner, 15);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "daemon"), ==, SK_NODE_STATE_SUCCEEDED);
+
+  child = read_pid (wf, "daemon.child");
+  g_assert_false (process_gone (child));
+  kill (child, SIGKILL);
 }
 
 static void
@@ -1571,6 +1670,9 @@ main (int   argc,
   g_test_add_func ("/runner/in-memory/stubborn", test_in_memory_stubborn);
   g_test_add_func ("/runner/in-memory/cancel", test_in_memory_cancel);
   g_test_add_func ("/runner/missing-and-broken-script", test_missing_script);
+  g_test_add_func ("/runner/missing-script-record", test_missing_script_record);
+  g_test_add_func ("/runner/stdin", test_stdin);
+  g_test_add_func ("/runner/detached-process", test_detached_process);
   g_test_add_func ("/runner/cycle", test_cycle);
 
   status = g_test_run ();

@@ -28,6 +28,7 @@
 #define TAIL_LIMIT (4 * 1024)
 #define READ_CHUNK (64 * 1024)
 #define WORKER_GRACE_SECONDS 3
+#define DRAIN_GRACE_MS 1000
 
 struct _SkRunner
 {
@@ -94,6 +95,7 @@ struct _NodeRun
   GPtrArray    *successors;
   GHashTable   *snapshot;
   GSubprocess  *process;
+  GCancellable *io_cancellable;
   LogSink      *sinks[2];
   char         *result_path;
   char         *stdout_path;
@@ -102,6 +104,7 @@ struct _NodeRun
   gint64        started;
   pid_t         pgid;
   guint         timeout_id;
+  guint         drain_id;
   guint         pending_priors;
   guint         pending_ops;
   SkNodeState   final_state;
@@ -177,6 +180,8 @@ static void
 node_run_free (NodeRun *node_run)
 {
   g_clear_handle_id (&node_run->timeout_id, g_source_remove);
+  g_clear_handle_id (&node_run->drain_id, g_source_remove);
+  g_clear_object (&node_run->io_cancellable);
   g_clear_pointer (&node_run->sinks[0], log_sink_free);
   g_clear_pointer (&node_run->sinks[1], log_sink_free);
   g_clear_object (&node_run->process);
@@ -326,11 +331,38 @@ checksum_string (GChecksum  *checksum,
   g_checksum_update (checksum, (const guchar *) value, strlen (value) + 1);
 }
 
+/* Input files are hashed again only when their size, time or inode
+ * changed, so that a window that runs a workflow repeatedly reads large
+ * inputs once. The cache is shared by the threads that compute fingerprints.
+ */
+typedef struct
+{
+  gint64  size;
+  gint64  mtime;
+  gint64  mtime_nsec;
+  guint64 inode;
+  char   *hash;
+} FileHash;
+
+G_LOCK_DEFINE_STATIC (file_hashes);
+static GHashTable *file_hashes;
+
+static void
+file_hash_free (gpointer data)
+{
+  FileHash *file_hash = data;
+
+  g_free (file_hash->hash);
+  g_free (file_hash);
+}
+
 static char *
 hash_file (const char *path)
 {
-  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) checksum = NULL;
   guchar buffer[READ_CHUNK];
+  FileHash *cached;
+  GStatBuf st;
   ssize_t n;
   int fd;
 
@@ -338,6 +370,31 @@ hash_file (const char *path)
   if (fd < 0)
     return NULL;
 
+  if (fstat (fd, &st) != 0)
+    {
+      close (fd);
+      return NULL;
+    }
+
+  G_LOCK (file_hashes);
+  if (file_hashes == NULL)
+    file_hashes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, file_hash_free);
+  cached = g_hash_table_lookup (file_hashes, path);
+  if (cached != NULL &&
+      cached->size == st.st_size &&
+      cached->mtime == st.st_mtime &&
+      cached->mtime_nsec == st.st_mtim.tv_nsec &&
+      cached->inode == st.st_ino)
+    {
+      char *hash = g_strdup (cached->hash);
+
+      G_UNLOCK (file_hashes);
+      close (fd);
+      return hash;
+    }
+  G_UNLOCK (file_hashes);
+
+  checksum = g_checksum_new (G_CHECKSUM_SHA256);
   while ((n = read (fd, buffer, sizeof buffer)) != 0)
     {
       if (n < 0)
@@ -350,117 +407,224 @@ hash_file (const char *path)
 
       g_checksum_update (checksum, buffer, n);
     }
-
   close (fd);
+
+  cached = g_new0 (FileHash, 1);
+  cached->size = st.st_size;
+  cached->mtime = st.st_mtime;
+  cached->mtime_nsec = st.st_mtim.tv_nsec;
+  cached->inode = st.st_ino;
+  cached->hash = g_strdup (g_checksum_get_string (checksum));
+
+  G_LOCK (file_hashes);
+  g_hash_table_insert (file_hashes, g_strdup (path), cached);
+  G_UNLOCK (file_hashes);
+
   return g_strdup (g_checksum_get_string (checksum));
 }
 
-static char *
-resolve_input (GFile      *folder,
-               const char *name)
+/* What a node's fingerprint covers, copied out of the model so that the
+ * hashing can run in a thread without touching GObjects.
+ */
+typedef struct
 {
-  g_autoptr(GFile) file = NULL;
+  char   *key;
+  char   *script_path;
+  char   *input_text;
+  GStrv   input_names;
+  GStrv   input_paths;
+  GArray *priors;
+  char   *fingerprint;
+} FingerprintJob;
 
-  if (g_path_is_absolute (name))
-    return g_strdup (name);
+typedef struct
+{
+  GPtrArray *jobs;
+  char      *python;
+} FingerprintWork;
 
-  file = g_file_resolve_relative_path (folder, name);
-  return g_file_get_path (file);
+static void
+fingerprint_job_free (gpointer data)
+{
+  FingerprintJob *job = data;
+
+  g_free (job->key);
+  g_free (job->script_path);
+  g_free (job->input_text);
+  g_strfreev (job->input_names);
+  g_strfreev (job->input_paths);
+  g_array_unref (job->priors);
+  g_free (job->fingerprint);
+  g_free (job);
 }
 
-static const char *
-fingerprint_of (SkRunner   *self,
-                SkProject  *project,
-                SkNode     *node,
-                GHashTable *memo,
-                guint       depth);
-
-static const char *
-fingerprint_of (SkRunner   *self,
-                SkProject  *project,
-                SkNode     *node,
-                GHashTable *memo,
-                guint       depth)
+static void
+fingerprint_work_free (gpointer data)
 {
-  g_autoptr(GChecksum) checksum = NULL;
-  g_autoptr(GFile) folder = NULL;
-  g_autoptr(GFile) script = NULL;
-  g_autoptr(GPtrArray) priors = NULL;
-  g_autofree char *script_path = NULL;
-  g_autofree char *script_hash = NULL;
-  const char * const *files;
-  char *result;
+  FingerprintWork *work = data;
 
-  if ((result = g_hash_table_lookup (memo, node)) != NULL)
-    return result;
-
-  checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  checksum_string (checksum, "version", "skele-fingerprint-1");
-  checksum_string (checksum, "python", self->python != NULL ? self->python : "");
-
-  folder = sk_project_get_node_folder (project, node);
-  script = sk_project_get_node_script (project, node);
-  if (script != NULL)
-    {
-      script_path = g_file_get_path (script);
-      script_hash = hash_file (script_path);
-    }
-  checksum_string (checksum, "script", script_hash != NULL ? script_hash : "missing");
-  checksum_string (checksum, "text", sk_node_get_input_text (node));
-
-  files = sk_node_get_input_files (node);
-  for (guint i = 0; files[i] != NULL && folder != NULL; i++)
-    {
-      g_autofree char *path = resolve_input (folder, files[i]);
-      g_autofree char *hash = hash_file (path);
-
-      checksum_string (checksum, "file", files[i]);
-      checksum_string (checksum, "hash", hash != NULL ? hash : "missing");
-    }
-
-  /* Validation refuses cycles before a run; the depth bound only protects
-   * callers that fingerprint an unvalidated workflow.
-   */
-  priors = sk_project_get_prior_nodes (project, node);
-  for (guint i = 0; i < priors->len && depth < 10000; i++)
-    {
-      SkNode *prior = g_ptr_array_index (priors, i);
-
-      checksum_string (checksum, "prior", sk_node_get_key (prior));
-      checksum_string (checksum, "fingerprint",
-                       fingerprint_of (self, project, prior, memo, depth + 1));
-    }
-
-  result = g_strdup (g_checksum_get_string (checksum));
-  g_hash_table_insert (memo, node, result);
-  return result;
+  g_ptr_array_unref (work->jobs);
+  g_free (work->python);
+  g_free (work);
 }
+
+/* @order must list every prior before its successors. */
+static FingerprintWork *
+fingerprint_work_new (SkProject  *project,
+                      GPtrArray  *order,
+                      const char *python)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);
+  FingerprintWork *work = g_new0 (FingerprintWork, 1);
+
+  work->jobs = g_ptr_array_new_full (order->len, fingerprint_job_free);
+  work->python = g_strdup (python);
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (order, i);
+      g_autoptr(GFile) folder = sk_project_get_node_folder (project, node);
+      g_autoptr(GFile) script = sk_project_get_node_script (project, node);
+      g_autoptr(GPtrArray) priors = sk_project_get_prior_nodes (project, node);
+      g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+      g_autoptr(GStrvBuilder) paths = g_strv_builder_new ();
+      const char * const *files = sk_node_get_input_files (node);
+      FingerprintJob *job = g_new0 (FingerprintJob, 1);
+
+      job->key = g_strdup (sk_node_get_key (node));
+      job->script_path = script != NULL ? g_file_get_path (script) : NULL;
+      job->input_text = g_strdup (sk_node_get_input_text (node));
+
+      for (guint j = 0; files[j] != NULL && folder != NULL; j++)
+        {
+          g_autoptr(GFile) file = g_path_is_absolute (files[j])
+                                  ? g_file_new_for_path (files[j])
+                                  : g_file_resolve_relative_path (folder, files[j]);
+          g_autofree char *path = g_file_get_path (file);
+
+          g_strv_builder_add (names, files[j]);
+          g_strv_builder_add (paths, path);
+        }
+      job->input_names = g_strv_builder_end (names);
+      job->input_paths = g_strv_builder_end (paths);
+
+      job->priors = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint j = 0; j < priors->len; j++)
+        {
+          gpointer value;
+
+          if (g_hash_table_lookup_extended (index, g_ptr_array_index (priors, j), NULL, &value))
+            {
+              guint position = GPOINTER_TO_UINT (value);
+
+              g_array_append_val (job->priors, position);
+            }
+        }
+
+      g_hash_table_insert (index, node, GUINT_TO_POINTER (i));
+      g_ptr_array_add (work->jobs, job);
+    }
+
+  return work;
+}
+
+static void
+fingerprint_work_run (FingerprintWork *work)
+{
+  for (guint i = 0; i < work->jobs->len; i++)
+    {
+      FingerprintJob *job = g_ptr_array_index (work->jobs, i);
+      g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+      g_autofree char *script_hash = NULL;
+
+      checksum_string (checksum, "version", "skele-fingerprint-1");
+      checksum_string (checksum, "python", work->python != NULL ? work->python : "");
+
+      if (job->script_path != NULL)
+        script_hash = hash_file (job->script_path);
+      checksum_string (checksum, "script", script_hash != NULL ? script_hash : "missing");
+      checksum_string (checksum, "text", job->input_text);
+
+      for (guint j = 0; job->input_paths[j] != NULL; j++)
+        {
+          g_autofree char *hash = hash_file (job->input_paths[j]);
+
+          checksum_string (checksum, "file", job->input_names[j]);
+          checksum_string (checksum, "hash", hash != NULL ? hash : "missing");
+        }
+
+      for (guint j = 0; j < job->priors->len; j++)
+        {
+          FingerprintJob *prior = g_ptr_array_index (work->jobs,
+                                                     g_array_index (job->priors, guint, j));
+
+          checksum_string (checksum, "prior", prior->key);
+          checksum_string (checksum, "fingerprint", prior->fingerprint);
+        }
+
+      job->fingerprint = g_strdup (g_checksum_get_string (checksum));
+    }
+}
+
+static char *find_python (SkRunner   *self,
+                          SkProject  *project,
+                          GError    **error);
 
 /**
  * sk_runner_fingerprint:
  * @self: a #SkRunner
- * @project: a workflow
+ * @project: a valid workflow
  * @node: a node of @project
  *
  * The fingerprint covers what a node's result depends on: its script, its
  * task text, the contents of its input files, the interpreter and, through
- * their fingerprints, everything upstream.
+ * their fingerprints, everything upstream. This reads files; a run computes
+ * the fingerprints in a thread.
  *
- * Returns: (transfer full): the node's fingerprint in hexadecimal
+ * Returns: (transfer full) (nullable): the node's fingerprint in
+ *   hexadecimal, or %NULL when the workflow has a cycle
  */
 char *
 sk_runner_fingerprint (SkRunner  *self,
                        SkProject *project,
                        SkNode    *node)
 {
-  g_autoptr(GHashTable) memo = NULL;
+  g_autoptr(GPtrArray) order = NULL;
+  g_autoptr(GPtrArray) ancestors = NULL;
+  g_autoptr(GHashTable) needed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) needed_order = g_ptr_array_new ();
+  g_autofree char *python = NULL;
+  FingerprintWork *work;
+  FingerprintJob *last;
+  char *result;
 
   g_return_val_if_fail (SK_IS_RUNNER (self), NULL);
   g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
   g_return_val_if_fail (SK_IS_NODE (node), NULL);
 
-  memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  return g_strdup (fingerprint_of (self, project, node, memo, 0));
+  if ((order = sk_project_topological_order (project, NULL)) == NULL)
+    return NULL;
+
+  ancestors = sk_project_get_ancestors (project, node);
+  for (guint i = 0; i < ancestors->len; i++)
+    g_hash_table_add (needed, g_ptr_array_index (ancestors, i));
+
+  /* The node comes last: it is after all of its ancestors in the order. */
+  for (guint i = 0; i < order->len; i++)
+    {
+      if (g_hash_table_contains (needed, g_ptr_array_index (order, i)))
+        g_ptr_array_add (needed_order, g_ptr_array_index (order, i));
+    }
+  g_ptr_array_add (needed_order, node);
+
+  python = find_python (self, project, NULL);
+  work = fingerprint_work_new (project, needed_order, python);
+  fingerprint_work_run (work);
+  last = g_ptr_array_index (work->jobs, work->jobs->len - 1);
+  result = g_steal_pointer (&last->fingerprint);
+  fingerprint_work_free (work);
+
+  return result;
 }
 
 /* Records ---------------------------------------------------------------- */
@@ -554,6 +718,7 @@ write_record (NodeRun    *node_run,
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *path = skele_path (node_run->folder_path, "record.json");
+  g_autofree char *skele_folder = NULL;
   g_autofree char *finished = NULL;
   g_autofree char *text = NULL;
   JsonNode *keys = NULL;
@@ -598,6 +763,8 @@ write_record (NodeRun    *node_run,
   text = json_generator_to_data (generator, NULL);
 
   /* The record is bookkeeping; losing it only means the node runs again. */
+  skele_folder = g_build_filename (node_run->folder_path, ".skele", NULL);
+  g_mkdir_with_parents (skele_folder, 0755);
   g_file_set_contents (path, text, -1, NULL);
 }
 
@@ -809,6 +976,13 @@ complete_node (NodeRun     *node_run,
       sk_node_set_output_files (node_run->node, (const char * const *) files);
       write_record (node_run, state_status (state), error_text, detail);
     }
+  else if (state == SK_NODE_STATE_FAILED)
+    {
+      /* An earlier successful record would let successors read a pickle
+       * that no longer matches this node.
+       */
+      write_record (node_run, state_status (state), error_text, detail);
+    }
 
   sk_node_set_error (node_run->node, error_text, detail);
 
@@ -848,6 +1022,7 @@ finish_node (NodeRun *node_run)
   SkNodeState state;
 
   g_clear_handle_id (&node_run->timeout_id, g_source_remove);
+  g_clear_handle_id (&node_run->drain_id, g_source_remove);
 
   if (node_run->timed_out)
     {
@@ -962,8 +1137,8 @@ log_sink_read_cb (GObject      *object,
   if (sink->tail->len > TAIL_LIMIT)
     g_string_erase (sink->tail, 0, sink->tail->len - TAIL_LIMIT);
 
-  g_input_stream_read_bytes_async (sink->stream, READ_CHUNK, G_PRIORITY_DEFAULT, NULL,
-                                   log_sink_read_cb, sink);
+  g_input_stream_read_bytes_async (sink->stream, READ_CHUNK, G_PRIORITY_DEFAULT,
+                                   node_run->io_cancellable, log_sink_read_cb, sink);
 }
 
 static LogSink *
@@ -987,8 +1162,8 @@ static void
 log_sink_start (LogSink *sink)
 {
   sink->node_run->pending_ops++;
-  g_input_stream_read_bytes_async (sink->stream, READ_CHUNK, G_PRIORITY_DEFAULT, NULL,
-                                   log_sink_read_cb, sink);
+  g_input_stream_read_bytes_async (sink->stream, READ_CHUNK, G_PRIORITY_DEFAULT,
+                                   sink->node_run->io_cancellable, log_sink_read_cb, sink);
 }
 
 /* Reads the tail of a log file the in-memory worker wrote itself. */
@@ -1019,6 +1194,16 @@ node_run_maybe_done (NodeRun *node_run)
     }
 }
 
+static gboolean
+drain_timeout_cb (gpointer user_data)
+{
+  NodeRun *node_run = user_data;
+
+  node_run->drain_id = 0;
+  g_cancellable_cancel (node_run->io_cancellable);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 process_wait_cb (GObject      *object,
                  GAsyncResult *result,
@@ -1029,10 +1214,14 @@ process_wait_cb (GObject      *object,
   g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
 
   /* Processes the script started and left running would keep the output
-   * pipes open, and with them the node, until they end on their own.
+   * pipes open, and with them the node, until they end on their own. Those
+   * that left the group, by starting a session of their own, are not waited
+   * for beyond a short grace.
    */
   kill_leftovers (node_run->pgid);
   node_run->pending_ops--;
+  if (node_run->pending_ops > 0 && node_run->drain_id == 0)
+    node_run->drain_id = g_timeout_add (DRAIN_GRACE_MS, drain_timeout_cb, node_run);
   node_run_maybe_done (node_run);
 }
 
@@ -1179,10 +1368,10 @@ start_isolated (NodeRun  *node_run,
   g_autofree char *spec_text = spec_to_string (spec);
   guint64 limit = sk_runner_get_log_limit (run->runner);
 
-  launcher = new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE |
-                           G_SUBPROCESS_FLAGS_STDIN_INHERIT);
+  launcher = new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_cwd (launcher, node_run->folder_path);
 
+  node_run->io_cancellable = g_cancellable_new ();
   node_run->process = g_subprocess_launcher_spawn (launcher, error,
                                                    run->python, run->harness, "run", spec_text,
                                                    NULL);
@@ -1386,10 +1575,18 @@ start_node (NodeRun *node_run)
   double milliseconds;
   gboolean started;
 
+  node_run->started = g_get_monotonic_time ();
+
   if (g_cancellable_is_cancelled (run->cancellable))
     {
       complete_node (node_run, SK_NODE_STATE_CANCELLED,
                      _("The run was stopped before this step started."), NULL);
+      return FALSE;
+    }
+
+  if (run->in_memory && run->worker_failure != NULL)
+    {
+      complete_node (node_run, SK_NODE_STATE_CANCELLED, run->worker_failure, NULL);
       return FALSE;
     }
 
@@ -1421,7 +1618,6 @@ start_node (NodeRun *node_run)
   g_unlink (node_run->result_path);
 
   node_run->snapshot = snapshot_folder (node_run->folder_path);
-  node_run->started = g_get_monotonic_time ();
   node_run->started_running = TRUE;
 
   sk_node_set_error (node_run->node, NULL, NULL);
@@ -2022,6 +2218,42 @@ find_python (SkRunner   *self,
   return path;
 }
 
+static void
+fingerprint_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  fingerprint_work_run (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+fingerprints_ready_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  FingerprintWork *work = g_task_get_task_data (G_TASK (result));
+
+  g_task_propagate_boolean (G_TASK (result), NULL);
+
+  for (guint i = 0; i < run->order->len; i++)
+    {
+      NodeRun *node_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (run->order, i));
+      FingerprintJob *job = g_ptr_array_index (work->jobs, i);
+
+      if (node_run == NULL)
+        continue;
+
+      node_run->fingerprint = g_strdup (job->fingerprint);
+      if (node_run->pending_priors == 0)
+        g_queue_push_tail (&run->ready, node_run);
+    }
+
+  schedule (run);
+}
+
 /**
  * sk_runner_run_async:
  * @self: a #SkRunner
@@ -2049,7 +2281,8 @@ sk_runner_run_async (SkRunner            *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) selection = NULL;
-  g_autoptr(GHashTable) memo = NULL;
+  g_autoptr(GHashTable) selected = NULL;
+  g_autoptr(GTask) hashing = NULL;
   Run *run;
 
   g_return_if_fail (SK_IS_RUNNER (self));
@@ -2106,14 +2339,17 @@ sk_runner_run_async (SkRunner            *self,
   selection = nodes != NULL ? g_ptr_array_ref (nodes)
                             : sk_runner_select_nodes (project, NULL, NULL, NULL, NULL);
 
-  memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  selected = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < selection->len; i++)
+    g_hash_table_add (selected, g_ptr_array_index (selection, i));
+
   for (guint i = 0; i < run->order->len; i++)
     {
       SkNode *node = g_ptr_array_index (run->order, i);
       g_autoptr(GFile) folder = sk_project_get_node_folder (project, node);
       NodeRun *node_run;
 
-      if (!g_ptr_array_find (selection, node, NULL))
+      if (!g_hash_table_contains (selected, node))
         continue;
 
       node_run = g_new0 (NodeRun, 1);
@@ -2121,7 +2357,6 @@ sk_runner_run_async (SkRunner            *self,
       node_run->node = g_object_ref (node);
       node_run->folder = g_object_ref (folder);
       node_run->folder_path = g_file_get_path (folder);
-      node_run->fingerprint = g_strdup (fingerprint_of (self, project, node, memo, 0));
       node_run->successors = g_ptr_array_new ();
       node_run->selected = TRUE;
       node_run->final_state = SK_NODE_STATE_QUEUED;
@@ -2157,18 +2392,17 @@ sk_runner_run_async (SkRunner            *self,
       set_state (run, node, SK_NODE_STATE_QUEUED);
     }
 
-  for (guint i = 0; i < run->order->len; i++)
-    {
-      NodeRun *node_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (run->order, i));
-
-      if (node_run != NULL && node_run->pending_priors == 0)
-        g_queue_push_tail (&run->ready, node_run);
-    }
-
   run->cancelled_id = g_cancellable_connect (run->cancellable, G_CALLBACK (cancelled_cb), run, NULL);
   run->task = g_steal_pointer (&task);
 
-  schedule (run);
+  /* Hashing scripts and input files can take a while; it happens in a
+   * thread, on a copy of what it needs, and the run goes on when it is done.
+   */
+  hashing = g_task_new (NULL, NULL, fingerprints_ready_cb, run);
+  g_task_set_source_tag (hashing, sk_runner_run_async);
+  g_task_set_task_data (hashing, fingerprint_work_new (project, run->order, run->python),
+                        fingerprint_work_free);
+  g_task_run_in_thread (hashing, fingerprint_thread);
 }
 
 /**

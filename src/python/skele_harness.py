@@ -229,8 +229,16 @@ def worker(fd):
     running = [False]
     signal.signal(signal.SIGINT, _interrupt_handler(running))
 
+    # Node code that reads standard input must not swallow the runner's
+    # commands, so they are read from a copy and standard input is emptied.
+    commands = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, "r", encoding="utf-8")
+
     real_stdout, real_stderr = sys.stdout, sys.stderr
-    for line in sys.stdin:
+    for line in commands:
         line = line.strip()
         if not line:
             continue
