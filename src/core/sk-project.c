@@ -564,8 +564,7 @@ describe_parse_error (const GError *error)
   if (g_str_has_prefix (rest, "Parse error: "))
     rest += strlen ("Parse error: ");
 
-  return g_strdup_printf (_("line %" G_GUINT64_FORMAT ", column %" G_GUINT64_FORMAT ": %s"),
-                          line, column, rest);
+  return g_strdup_printf (_("line %u, column %u: %s"), (guint) line, (guint) column, rest);
 }
 
 static const char *
