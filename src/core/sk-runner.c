@@ -719,6 +719,7 @@ write_record (NodeRun    *node_run,
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *path = skele_path (node_run->folder_path, "record.json");
   g_autofree char *skele_folder = NULL;
+  g_autofree char *temporary = NULL;
   g_autofree char *finished = NULL;
   g_autofree char *text = NULL;
   JsonNode *keys = NULL;
@@ -762,10 +763,15 @@ write_record (NodeRun    *node_run,
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);
 
-  /* The record is bookkeeping; losing it only means the node runs again. */
+  /* The record is bookkeeping: a crash that loses it only means the node
+   * runs again. So it is renamed into place, which keeps it whole, but not
+   * flushed to disk, which would make every node wait for the disk.
+   */
   skele_folder = g_build_filename (node_run->folder_path, ".skele", NULL);
   g_mkdir_with_parents (skele_folder, 0755);
-  g_file_set_contents (path, text, -1, NULL);
+  temporary = g_strconcat (path, ".tmp", NULL);
+  if (g_file_set_contents_full (temporary, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL))
+    g_rename (temporary, path);
 }
 
 /* Output files ----------------------------------------------------------- */

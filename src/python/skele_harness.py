@@ -28,11 +28,13 @@ import importlib.util
 import io
 import json
 import os
-import pickle
 import signal
 import sys
 import time
-import traceback
+
+# pickle and traceback are imported where they are needed: a node without
+# priors needs no pickle, and only a failure needs a traceback. Each costs
+# milliseconds at every start, and the isolated mode starts once per node.
 
 MAX_ERROR_TEXT = 2000
 
@@ -62,6 +64,8 @@ def _describe_types(output):
 
 
 def _load_pickle(path):
+    import pickle
+
     try:
         with open(path, "rb") as handle:
             value = pickle.load(handle)
@@ -160,12 +164,16 @@ def run_node(spec, memory=None):
     except NodeFailure as exc:
         result["error"] = str(exc)
         if exc.__cause__ is not None:
+            import traceback
+
             result["traceback"] = "".join(traceback.format_exception(exc.__cause__))
     except KeyboardInterrupt:
         result["error"] = "The step was interrupted."
     except SystemExit as exc:
         result["error"] = f"The script called exit({exc.code!r}) instead of returning."
     except BaseException as exc:  # Node code may raise anything; report it all.
+        import traceback
+
         result["error"] = _short(_describe_exception(exc))
         result["traceback"] = traceback.format_exc()
     finally:
