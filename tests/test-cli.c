@@ -8,11 +8,9 @@
 
 #define G_LOG_DOMAIN "test-cli"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -20,6 +18,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sk-project.h"
+#include "sk-test-util.h"
 
 /* The absolute path of `python3` from PATH, given to skele through
  * SKELE_PYTHON: a pyenv shim costs most of a second at every start.
@@ -73,13 +72,6 @@ static const char script_template[] =
   "    note(KEY + \".pid\", str(os.getpid()))\n" \
   "    time.sleep(60)\n" \
   "    state[\"output\"] = {\"task_status\": \"success\"}"
-#define SLEEP_ONE_SECOND \
-  "    start = time.time()\n" \
-  "    time.sleep(1)\n" \
-  "    end = time.time()\n" \
-  "    with open(os.path.join(WORKFLOW, KEY + \".times\"), \"w\") as f:\n" \
-  "        f.write(repr(start) + \" \" + repr(end))\n" \
-  "    state[\"output\"] = {\"task_status\": \"success\"}"
 
 typedef struct
 {
@@ -98,33 +90,6 @@ result_clear (Result *result)
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-static void
-remove_tree (const char *path)
-{
-  GStatBuf st;
-
-  if (g_lstat (path, &st) != 0)
-    return;
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    {
-      g_unlink (path);
-    }
-}
 
 static void
 copy_tree (const char *from,
@@ -160,66 +125,15 @@ copy_tree (const char *from,
     }
 }
 
-static char *
-make_folder (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *folder = g_dir_make_tmp ("skele-cli-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return folder;
-}
-
-static void
-write_text (const char *folder,
-            const char *relative,
-            const char *text)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_file_set_contents (path, text, -1, &error);
-  g_assert_no_error (error);
-}
-
-static char *
-read_text (const char *folder,
-           const char *relative)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-  char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-
-  return contents;
-}
-
-static gboolean
-exists (const char *folder,
-        const char *relative)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-
-  return g_file_test (path, G_FILE_TEST_EXISTS);
-}
-
 static void
 write_script (const char *folder,
               const char *key,
               const char *pre,
               const char *compute)
 {
-  GString *text = g_string_new (script_template);
-  g_autofree char *relative = g_strdup_printf ("%s/%s.py", key, key);
-
-  g_string_replace (text, "@KEY@", key, 0);
-  g_string_replace (text, "@PRE@", pre != NULL ? pre : DEFAULT_PRE, 0);
-  g_string_replace (text, "@COMPUTE@", compute != NULL ? compute : DEFAULT_COMPUTE, 0);
-  write_text (folder, relative, text->str);
-  g_string_free (text, TRUE);
+  sk_test_write_script (folder, script_template, key,
+                        pre != NULL ? pre : DEFAULT_PRE,
+                        compute != NULL ? compute : DEFAULT_COMPUTE);
 }
 
 /* Writes process.json with the nodes in @spec, one "ID NAME [PRIOR…]" per
@@ -254,51 +168,13 @@ write_process (const char *folder,
   g_assert_no_error (error);
 }
 
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-/* The keys of the scripts that ran since the last call, sorted. */
-static char *
-take_runs (const char *folder)
-{
-  g_autofree char *path = g_build_filename (folder, "runs.log", NULL);
-  g_autofree char *contents = read_text (folder, "runs.log");
-  g_auto(GStrv) lines = NULL;
-  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
-
-  if (contents == NULL)
-    return g_strdup ("");
-
-  g_unlink (path);
-  lines = g_strsplit (g_strstrip (contents), "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add (keys, lines[i]);
-  g_ptr_array_sort (keys, compare_strings);
-  g_ptr_array_add (keys, NULL);
-
-  return g_strjoinv (" ", (char **) keys->pdata);
-}
-
 static void
 assert_runs (const char *folder,
              const char *expected)
 {
-  g_autofree char *runs = take_runs (folder);
+  g_autofree char *runs = sk_test_take_runs (folder);
 
   g_assert_cmpstr (runs, ==, expected);
-}
-
-static void
-assert_contains (const char *haystack,
-                 const char *needle)
-{
-  if (haystack == NULL || strstr (haystack, needle) == NULL)
-    g_error ("“%s” does not contain “%s”", haystack != NULL ? haystack : "(null)", needle);
 }
 
 static GSubprocessLauncher *
@@ -418,34 +294,6 @@ assert_status (Result *result,
              result->status, expected, result->out, result->err);
 }
 
-static gboolean
-is_zombie (pid_t pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
-  g_autofree char *contents = NULL;
-  const char *end;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return FALSE;
-
-  end = strrchr (contents, ')');
-  return end != NULL && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
-}
-
-/* A zombie runs no code any more: it only waits for init to collect it. */
-static gboolean
-process_gone (pid_t pid)
-{
-  for (guint i = 0; i < 100; i++)
-    {
-      if ((kill (pid, 0) != 0 && errno == ESRCH) || is_zombie (pid))
-        return TRUE;
-      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
-    }
-
-  return FALSE;
-}
-
 /* Parses --events json output: every line must be one JSON object. */
 static GPtrArray *
 parse_events (const char *out)
@@ -525,28 +373,12 @@ assert_finished (GPtrArray *events,
                      ==, "state");
 }
 
-static void
-read_interval (const char *folder,
-               const char *key,
-               double     *start,
-               double     *end)
-{
-  g_autofree char *relative = g_strconcat (key, ".times", NULL);
-  g_autofree char *text = read_text (folder, relative);
-  char *rest;
-
-  g_assert_nonnull (text);
-  *start = g_ascii_strtod (text, &rest);
-  *end = g_ascii_strtod (rest, NULL);
-  g_assert_cmpfloat (*end, >, *start);
-}
-
 /* Tests ------------------------------------------------------------------- */
 
 static void
 test_run_success (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
   write_process (dir, "1 first\n2 second 1");
@@ -558,21 +390,21 @@ test_run_success (void)
 
   /* Progress goes to stderr only. */
   g_assert_cmpstr (result.out, ==, "");
-  assert_contains (result.err, "Running 2 steps of “cli test”");
-  assert_contains (result.err, "Running “first”");
-  assert_contains (result.err, "“second” succeeded");
-  assert_contains (result.err, "done second");
-  assert_contains (result.err, "2 succeeded, 0 failed");
+  sk_test_assert_contains (result.err, "Running 2 steps of “cli test”");
+  sk_test_assert_contains (result.err, "Running “first”");
+  sk_test_assert_contains (result.err, "“second” succeeded");
+  sk_test_assert_contains (result.err, "done second");
+  sk_test_assert_contains (result.err, "2 succeeded, 0 failed");
   assert_runs (dir, "first second");
-  g_assert_true (exists (dir, "second/second.pkl"));
+  g_assert_true (sk_test_exists (dir, "second/second.pkl"));
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_run_failure (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
   write_process (dir, "1 good\n2 bad\n3 after 2");
@@ -583,48 +415,48 @@ test_run_failure (void)
   run_skele (&result, "run", dir, NULL);
   assert_status (&result, 1);
   g_assert_cmpstr (result.out, ==, "");
-  assert_contains (result.err, "“bad” failed");
-  assert_contains (result.err, "no sales in March");
-  assert_contains (result.err, "Traceback");
-  assert_contains (result.err, "bad/.skele/");
-  assert_contains (result.err, "2 succeeded, 1 failed");
+  sk_test_assert_contains (result.err, "“bad” failed");
+  sk_test_assert_contains (result.err, "no sales in March");
+  sk_test_assert_contains (result.err, "Traceback");
+  sk_test_assert_contains (result.err, "bad/.skele/");
+  sk_test_assert_contains (result.err, "2 succeeded, 1 failed");
   assert_runs (dir, "after bad good");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_run_invalid_json (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
-  write_text (dir, "process.json",
-              "{\n"
-              "  \"process_name\": \"broken\",\n"
-              "  \"nodes\": {\n"
-              "    \"1\": {\"name\": \"a\" \"priors\": []}\n"
-              "  }\n"
-              "}\n");
+  sk_test_write_text (dir, "process.json",
+                      "{\n"
+                      "  \"process_name\": \"broken\",\n"
+                      "  \"nodes\": {\n"
+                      "    \"1\": {\"name\": \"a\" \"priors\": []}\n"
+                      "  }\n"
+                      "}\n");
 
   run_skele (&result, "run", dir, NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "not valid JSON");
-  assert_contains (result.err, "line 4");
-  assert_contains (result.err, "column");
+  sk_test_assert_contains (result.err, "not valid JSON");
+  sk_test_assert_contains (result.err, "line 4");
+  sk_test_assert_contains (result.err, "column");
   g_assert_cmpstr (result.out, ==, "");
 
   run_skele (&result, "validate", dir, NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "line 4");
+  sk_test_assert_contains (result.err, "line 4");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_run_cycle (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
   write_process (dir, "1 alpha 3\n2 beta 1\n3 gamma 2\n4 free");
@@ -635,30 +467,30 @@ test_run_cycle (void)
 
   run_skele (&result, "run", dir, NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "circle");
-  assert_contains (result.err, "alpha");
-  assert_contains (result.err, "beta");
-  assert_contains (result.err, "gamma");
-  assert_contains (result.err, "was not run");
+  sk_test_assert_contains (result.err, "circle");
+  sk_test_assert_contains (result.err, "alpha");
+  sk_test_assert_contains (result.err, "beta");
+  sk_test_assert_contains (result.err, "gamma");
+  sk_test_assert_contains (result.err, "was not run");
   assert_runs (dir, "");
 
   run_skele (&result, "validate", dir, NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "circle");
+  sk_test_assert_contains (result.err, "circle");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_run_missing_folder (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *missing = g_build_filename (dir, "no such workflow", NULL);
   g_auto(Result) result = { 0 };
 
   run_skele (&result, "run", missing, NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "no such workflow");
+  sk_test_assert_contains (result.err, "no such workflow");
 
   /* A folder without process.json is no workflow either. */
   run_skele (&result, "run", dir, NULL);
@@ -667,13 +499,13 @@ test_run_missing_folder (void)
   run_skele (&result, "validate", missing, NULL);
   assert_status (&result, 2);
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_run_unknown_key (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
   write_process (dir, "1 first");
@@ -681,7 +513,7 @@ test_run_unknown_key (void)
 
   run_skele (&result, "run", dir, "--only", "first", "--only", "nowhere", NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "nowhere");
+  sk_test_assert_contains (result.err, "nowhere");
 
   run_skele (&result, "run", dir, "--from", "nowhere", NULL);
   assert_status (&result, 2);
@@ -689,13 +521,13 @@ test_run_unknown_key (void)
   assert_status (&result, 2);
   assert_runs (dir, "");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_bad_options (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
   write_process (dir, "1 first");
@@ -725,18 +557,18 @@ test_bad_options (void)
 
   run_skele (&result, "--help", NULL);
   assert_status (&result, 0);
-  assert_contains (result.out, "run FOLDER");
+  sk_test_assert_contains (result.out, "run FOLDER");
   run_skele (&result, "--version", NULL);
   assert_status (&result, 0);
-  assert_contains (result.out, "skele ");
+  sk_test_assert_contains (result.out, "skele ");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_interrupt (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GDataInputStream) stderr_lines = NULL;
@@ -766,12 +598,12 @@ test_interrupt (void)
         break;
     }
   g_assert_no_error (error);
-  assert_contains (err->str, "Running “sleeper”");
+  sk_test_assert_contains (err->str, "Running “sleeper”");
 
   /* Wait until the script sleeps, so that there is a process to stop. */
-  for (guint i = 0; i < 500 && !exists (dir, "sleeper.pid"); i++)
+  for (guint i = 0; i < 500 && !sk_test_exists (dir, "sleeper.pid"); i++)
     g_usleep (10 * G_TIME_SPAN_MILLISECOND);
-  pid_text = read_text (dir, "sleeper.pid");
+  pid_text = sk_test_read_text (dir, "sleeper.pid");
   g_assert_nonnull (pid_text);
   pid = (pid_t) g_ascii_strtoll (pid_text, NULL, 10);
   g_assert_cmpint (pid, >, 1);
@@ -789,19 +621,19 @@ test_interrupt (void)
 
   if (exit_status (process) != 130)
     g_error ("skele exited with %d instead of 130:\n%s", exit_status (process), err->str);
-  assert_contains (err->str, "Stopping the run");
-  assert_contains (err->str, "“sleeper” was stopped");
-  assert_contains (err->str, "“after” was stopped");
-  g_assert_true (process_gone (pid));
+  sk_test_assert_contains (err->str, "Stopping the run");
+  sk_test_assert_contains (err->str, "“sleeper” was stopped");
+  sk_test_assert_contains (err->str, "“after” was stopped");
+  g_assert_true (sk_test_process_gone (pid));
   assert_runs (dir, "sleeper");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_validate (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *file = NULL;
   g_auto(Result) result = { 0 };
 
@@ -812,8 +644,8 @@ test_validate (void)
   /* A step without a script yet is a warning: the agent writes it. */
   run_skele (&result, "validate", dir, NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "valid");
-  assert_contains (result.err, "third");
+  sk_test_assert_contains (result.err, "valid");
+  sk_test_assert_contains (result.err, "third");
 
   file = g_build_filename (dir, "process.json", NULL);
   run_skele (&result, "validate", file, NULL);
@@ -821,21 +653,21 @@ test_validate (void)
 
   /* Nothing ran. */
   assert_runs (dir, "");
-  g_assert_false (exists (dir, "first/.skele"));
+  g_assert_false (sk_test_exists (dir, "first/.skele"));
 
   write_process (dir, "1 first\n2 second 1 9\n3 First");
   run_skele (&result, "validate", dir, NULL);
   assert_status (&result, 2);
-  assert_contains (result.err, "“9”");
-  assert_contains (result.err, "error:");
+  sk_test_assert_contains (result.err, "“9”");
+  sk_test_assert_contains (result.err, "error:");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_events (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *states = NULL;
   g_auto(Result) result = { 0 };
@@ -878,8 +710,8 @@ test_events (void)
       if (g_str_equal (key, "maker") && g_str_equal (state, "succeeded"))
         event = candidate;
       if (g_str_equal (key, "broken") && g_str_equal (state, "failed"))
-        assert_contains (json_object_get_string_member (candidate, "error"),
-                         "bad \"quoted\" value");
+        sk_test_assert_contains (json_object_get_string_member (candidate, "error"),
+                                 "bad \"quoted\" value");
     }
   g_assert_nonnull (event);
   g_assert_cmpstr (json_object_get_string_member (event, "id"), ==, "1");
@@ -891,7 +723,7 @@ test_events (void)
   g_assert_cmpstr (json_array_get_string_element (files, 0), ==, "table.csv");
 
   /* Progress still goes to stderr. */
-  assert_contains (result.err, "Running “maker”");
+  sk_test_assert_contains (result.err, "Running “maker”");
 
   /* The second time, the steps that did not succeed run again; the others
    * have not changed and are up to date.
@@ -906,7 +738,7 @@ test_events (void)
   g_assert_cmpstr (states, ==, "queued up-to-date");
   assert_runs (dir, "branch broken");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static JsonObject *
@@ -933,7 +765,7 @@ find_event (GPtrArray  *events,
 static void
 test_events_locale (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *locales = g_build_filename (dir, "locales", NULL);
   g_autofree char *german = g_build_filename (locales, "de_DE.UTF-8", NULL);
   g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
@@ -968,26 +800,26 @@ test_events_locale (void)
                      NULL, NULL, NULL, NULL, &status, NULL) ||
       !g_spawn_check_wait_status (status, NULL))
     {
-      remove_tree (dir);
+      sk_test_remove_tree (dir);
       g_test_skip ("localedef could not make a German locale");
       return;
     }
 
   run_skele_env (&result, german_env, "run", workflow, "--force", "--events", "json", NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "Finished in");
+  sk_test_assert_contains (result.err, "Finished in");
   events = parse_events (result.out);
   assert_finished (events, 1, 0, 0, 0, 0, 0);
   g_assert_cmpfloat (json_object_get_double_member (g_ptr_array_index (events, events->len - 1),
                                                     "seconds"), >, 0);
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_force_and_selection (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
 
   write_process (dir, "1 a\n2 b 1\n3 c 2");
@@ -1001,12 +833,12 @@ test_force_and_selection (void)
 
   run_skele (&result, "run", dir, NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "0 succeeded, 0 failed, 0 skipped, 3 up to date");
+  sk_test_assert_contains (result.err, "0 succeeded, 0 failed, 0 skipped, 3 up to date");
   assert_runs (dir, "");
 
   run_skele (&result, "run", dir, "--force", NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "3 succeeded");
+  sk_test_assert_contains (result.err, "3 succeeded");
   assert_runs (dir, "a b c");
 
   run_skele (&result, "run", dir, "--force", "--only", "b", NULL);
@@ -1021,24 +853,25 @@ test_force_and_selection (void)
   assert_status (&result, 0);
   assert_runs (dir, "a b");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_nothing_to_run (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GPtrArray) events = NULL;
   g_auto(Result) result = { 0 };
 
-  write_text (dir, "process.json",
-              "{\"process_name\": \"idle\", \"nodes\": {\"1\": {\"name\": \"a\", \"priors\": [],"
-              " \"run\": false, \"input\": {\"text\": \"a\", \"files\": []}}}}");
+  sk_test_write_text (dir, "process.json",
+                      "{\"process_name\": \"idle\", \"nodes\": {\"1\": {\"name\": \"a\","
+                      " \"priors\": [], \"run\": false,"
+                      " \"input\": {\"text\": \"a\", \"files\": []}}}}");
   write_script (dir, "a", NULL, NULL);
 
   run_skele (&result, "run", dir, "--events", "json", NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "No step is marked to run");
+  sk_test_assert_contains (result.err, "No step is marked to run");
   events = parse_events (result.out);
   g_assert_cmpuint (events->len, ==, 1);
   assert_finished (events, 0, 0, 0, 0, 0, 0);
@@ -1049,13 +882,13 @@ test_nothing_to_run (void)
   assert_status (&result, 0);
   assert_runs (dir, "a");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_no_python (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *python = g_build_filename (dir, "no", "python3", NULL);
   g_auto(Result) result = { 0 };
 
@@ -1064,44 +897,44 @@ test_no_python (void)
 
   run_skele (&result, "run", dir, "--python", python, NULL);
   assert_status (&result, 1);
-  assert_contains (result.err, python);
-  assert_contains (result.err, "was not found");
+  sk_test_assert_contains (result.err, python);
+  sk_test_assert_contains (result.err, "was not found");
   assert_runs (dir, "");
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_jobs (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_auto(Result) result = { 0 };
   double start_a, end_a, start_b, end_b;
 
   write_process (dir, "1 left\n2 right");
-  write_script (dir, "left", NULL, SLEEP_ONE_SECOND);
-  write_script (dir, "right", NULL, SLEEP_ONE_SECOND);
+  write_script (dir, "left", NULL, SK_TEST_SLEEP_ONE_SECOND);
+  write_script (dir, "right", NULL, SK_TEST_SLEEP_ONE_SECOND);
 
   run_skele (&result, "run", dir, "--jobs", "1", NULL);
   assert_status (&result, 0);
-  read_interval (dir, "left", &start_a, &end_a);
-  read_interval (dir, "right", &start_b, &end_b);
+  sk_test_read_interval (dir, "left", &start_a, &end_a);
+  sk_test_read_interval (dir, "right", &start_b, &end_b);
   g_assert_true (end_a <= start_b || end_b <= start_a);
 
   run_skele (&result, "run", dir, "--force", "-j", "2", NULL);
   assert_status (&result, 0);
-  read_interval (dir, "left", &start_a, &end_a);
-  read_interval (dir, "right", &start_b, &end_b);
+  sk_test_read_interval (dir, "left", &start_a, &end_a);
+  sk_test_read_interval (dir, "right", &start_b, &end_b);
   g_assert_cmpfloat (start_a, <, end_b);
   g_assert_cmpfloat (start_b, <, end_a);
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_timeout (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *pid_text = NULL;
   g_auto(Result) result = { 0 };
   pid_t pid;
@@ -1112,22 +945,22 @@ test_timeout (void)
 
   run_skele (&result, "run", dir, "--timeout", "1", NULL);
   assert_status (&result, 1);
-  assert_contains (result.err, "“hang” failed");
-  assert_contains (result.err, "longer than 1 second");
-  assert_contains (result.err, "1 succeeded, 1 failed");
+  sk_test_assert_contains (result.err, "“hang” failed");
+  sk_test_assert_contains (result.err, "longer than 1 second");
+  sk_test_assert_contains (result.err, "1 succeeded, 1 failed");
 
-  pid_text = read_text (dir, "hang.pid");
+  pid_text = sk_test_read_text (dir, "hang.pid");
   g_assert_nonnull (pid_text);
   pid = (pid_t) g_ascii_strtoll (pid_text, NULL, 10);
-  g_assert_true (process_gone (pid));
+  g_assert_true (sk_test_process_gone (pid));
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_in_memory (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GPtrArray) events = NULL;
   g_auto(Result) result = { 0 };
 
@@ -1145,9 +978,9 @@ test_in_memory (void)
   assert_status (&result, 0);
   events = parse_events (result.out);
   assert_finished (events, 2, 0, 0, 0, 0, 0);
-  assert_contains (result.err, "twice 21 is 42");
-  g_assert_false (exists (dir, "a/a.pkl"));
-  g_assert_false (exists (dir, "b/b.pkl"));
+  sk_test_assert_contains (result.err, "twice 21 is 42");
+  g_assert_false (sk_test_exists (dir, "a/a.pkl"));
+  g_assert_false (sk_test_exists (dir, "b/b.pkl"));
   assert_runs (dir, "a b");
 
   /* The in-memory mode saved nothing to reuse. */
@@ -1159,13 +992,13 @@ test_in_memory (void)
   run_skele (&result, "run", dir, NULL);
   assert_status (&result, 1);
 
-  remove_tree (dir);
+  sk_test_remove_tree (dir);
 }
 
 static void
 test_example (void)
 {
-  g_autofree char *dir = make_folder ();
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *workflow = g_build_filename (dir, "sales-report", NULL);
   g_autofree char *source = NULL;
   g_autofree char *svg = NULL;
@@ -1182,37 +1015,21 @@ test_example (void)
   assert_status (&result, 0);
   run_skele_default_python (&result, "run", workflow, NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "5 succeeded, 0 failed");
+  sk_test_assert_contains (result.err, "5 succeeded, 0 failed");
 
-  svg = read_text (workflow, "revenue_chart/revenue_chart.svg");
+  svg = sk_test_read_text (workflow, "revenue_chart/revenue_chart.svg");
   g_assert_nonnull (svg);
   g_assert_true (g_str_has_prefix (svg, "<?xml") || g_str_has_prefix (svg, "<svg"));
-  assert_contains (svg, "</svg>");
-  g_assert_true (exists (workflow, "sales_report/report.md"));
+  sk_test_assert_contains (svg, "</svg>");
+  g_assert_true (sk_test_exists (workflow, "sales_report/report.md"));
 
   run_skele_default_python (&result, "run", workflow, "--events", "json", NULL);
   assert_status (&result, 0);
-  assert_contains (result.err, "5 up to date");
+  sk_test_assert_contains (result.err, "5 up to date");
   events = parse_events (result.out);
   assert_finished (events, 0, 0, 0, 5, 0, 0);
 
-  remove_tree (dir);
-}
-
-static void
-find_python (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  const char *argv[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
-  int status;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                NULL, NULL, &out, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  python_path = g_strdup (g_strstrip (out));
-  g_assert_true (g_path_is_absolute (python_path));
+  sk_test_remove_tree (dir);
 }
 
 int
@@ -1230,7 +1047,7 @@ main (int   argc,
       g_test_skip ("SKELE_BIN is not set or python3 is not installed");
       return g_test_run ();
     }
-  find_python ();
+  python_path = sk_test_find_python ();
 
   g_test_add_func ("/cli/run/success", test_run_success);
   g_test_add_func ("/cli/run/failure", test_run_failure);

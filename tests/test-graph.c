@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "sk-project.h"
+#include "sk-test-util.h"
 
-#define STRV(...) ((const char * const[]) { __VA_ARGS__, NULL })
 #define N_GENERATED 50
 
 /* Adds a node to @project and returns it (owned by @project). */
@@ -113,9 +113,9 @@ make_diamond (void)
   SkProject *project = sk_project_new (NULL);
 
   add (project, "1", "a", NULL);
-  add (project, "2", "b", STRV ("1"));
-  add (project, "3", "c", STRV ("1"));
-  add (project, "4", "d", STRV ("2", "3"));
+  add (project, "2", "b", SK_TEST_STRV ("1"));
+  add (project, "3", "c", SK_TEST_STRV ("1"));
+  add (project, "4", "d", SK_TEST_STRV ("2", "3"));
 
   return project;
 }
@@ -175,10 +175,10 @@ test_topological_order (void)
   g_autoptr(GPtrArray) again = NULL;
   g_autoptr(GError) error = NULL;
 
-  add (project, "1", "report", STRV ("3", "4"));
+  add (project, "1", "report", SK_TEST_STRV ("3", "4"));
   add (project, "2", "load", NULL);
-  add (project, "3", "totals", STRV ("2"));
-  add (project, "4", "chart", STRV ("3"));
+  add (project, "3", "totals", SK_TEST_STRV ("2"));
+  add (project, "4", "chart", SK_TEST_STRV ("3"));
   add (project, "5", "notes", NULL);
 
   order = sk_project_topological_order (project, &error);
@@ -212,9 +212,9 @@ test_topological_file_order (void)
 
   /* A file already in dependency order comes out unchanged. */
   add (sorted, "1", "load", NULL);
-  add (sorted, "2", "clean", STRV ("1"));
+  add (sorted, "2", "clean", SK_TEST_STRV ("1"));
   add (sorted, "3", "other", NULL);
-  add (sorted, "4", "report", STRV ("2", "3"));
+  add (sorted, "4", "report", SK_TEST_STRV ("2", "3"));
   order = sk_project_topological_order (sorted, &error);
   g_assert_no_error (error);
   assert_ids (order, "1,2,3,4");
@@ -257,10 +257,10 @@ test_topological_cycle (void)
   g_autoptr(GError) error = NULL;
 
   add (cycle, "1", "start", NULL);
-  add (cycle, "2", "alpha", STRV ("1", "4"));
-  add (cycle, "3", "beta", STRV ("2"));
-  add (cycle, "4", "gamma", STRV ("3"));
-  add (cycle, "5", "after", STRV ("4"));
+  add (cycle, "2", "alpha", SK_TEST_STRV ("1", "4"));
+  add (cycle, "3", "beta", SK_TEST_STRV ("2"));
+  add (cycle, "4", "gamma", SK_TEST_STRV ("3"));
+  add (cycle, "5", "after", SK_TEST_STRV ("4"));
 
   order = sk_project_topological_order (cycle, &error);
   g_assert_null (order);
@@ -273,15 +273,15 @@ test_topological_cycle (void)
   g_clear_error (&error);
 
   /* A node that needs itself, and one downstream of it. */
-  add (self_loop, "1", "loop", STRV ("1"));
-  add (self_loop, "2", "next", STRV ("1"));
+  add (self_loop, "1", "loop", SK_TEST_STRV ("1"));
+  add (self_loop, "2", "next", SK_TEST_STRV ("1"));
   order = sk_project_topological_order (self_loop, &error);
   g_assert_null (order);
   g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE);
   g_clear_error (&error);
 
   /* Breaking the cycle makes the workflow orderable again. */
-  sk_node_set_priors (sk_project_get_node (cycle, "2"), STRV ("1"));
+  sk_node_set_priors (sk_project_get_node (cycle, "2"), SK_TEST_STRV ("1"));
   order = sk_project_topological_order (cycle, &error);
   g_assert_no_error (error);
   assert_ids (order, "1,2,3,4,5");
@@ -317,9 +317,9 @@ test_ready (void)
    * itself never becomes ready.
    */
   g_hash_table_remove_all (finished);
-  add (project, "5", "orphan", STRV ("99"));
-  add (project, "6", "loop", STRV ("6"));
-  add (project, "7", "twice", STRV ("1", "1"));
+  add (project, "5", "orphan", SK_TEST_STRV ("99"));
+  add (project, "6", "loop", SK_TEST_STRV ("6"));
+  add (project, "7", "twice", SK_TEST_STRV ("1", "1"));
   CHECK_READY ("1,5");
   g_hash_table_add (finished, a);
   CHECK_READY ("2,3,5,7");
@@ -362,7 +362,7 @@ test_descendants_ancestors (void)
   }
 
   /* A node that lists the same prior twice has one edge from it. */
-  e = add (project, "5", "e", STRV ("4", "4"));
+  e = add (project, "5", "e", SK_TEST_STRV ("4", "4"));
 
   {
     g_autoptr(GPtrArray) successors = sk_project_get_successors (project, d);
@@ -385,7 +385,7 @@ test_descendants_ancestors (void)
   }
 
   /* The graph follows edits of the priors. */
-  sk_node_set_priors (e, STRV ("2"));
+  sk_node_set_priors (e, SK_TEST_STRV ("2"));
   {
     g_autoptr(GPtrArray) successors = sk_project_get_successors (project, d);
     g_autoptr(GPtrArray) descendants = sk_project_get_descendants (project, b);
@@ -405,13 +405,13 @@ test_markov_blanket_small (void)
    * child of parent) and another parent of child.
    */
   add (project, "1", "grandparent", NULL);
-  add (project, "2", "parent", STRV ("1"));
-  node = add (project, "3", "node", STRV ("2"));
-  add (project, "4", "child", STRV ("3"));
-  add (project, "5", "grandchild", STRV ("4"));
-  add (project, "6", "sibling", STRV ("2"));
+  add (project, "2", "parent", SK_TEST_STRV ("1"));
+  node = add (project, "3", "node", SK_TEST_STRV ("2"));
+  add (project, "4", "child", SK_TEST_STRV ("3"));
+  add (project, "5", "grandchild", SK_TEST_STRV ("4"));
+  add (project, "6", "sibling", SK_TEST_STRV ("2"));
   add (project, "7", "co-parent", NULL);
-  add (project, "8", "second child", STRV ("7", "3"));
+  add (project, "8", "second child", SK_TEST_STRV ("7", "3"));
 
   {
     g_autoptr(GPtrArray) blanket = sk_project_get_markov_blanket (project, node);
@@ -484,8 +484,8 @@ test_can_connect (void)
   g_autoptr(SkProject) project = sk_project_new (NULL);
   g_autoptr(GError) error = NULL;
   SkNode *load = add (project, "1", "Load Sales", NULL);
-  SkNode *totals = add (project, "2", "Monthly Totals", STRV ("1"));
-  SkNode *chart = add (project, "3", "Revenue Chart", STRV ("2"));
+  SkNode *totals = add (project, "2", "Monthly Totals", SK_TEST_STRV ("1"));
+  SkNode *chart = add (project, "3", "Revenue Chart", SK_TEST_STRV ("2"));
   SkNode *notes = add (project, "4", "Notes", NULL);
 
   /* A step cannot need itself. */
@@ -619,11 +619,11 @@ test_mark_stale (void)
 {
   g_autoptr(SkProject) project = sk_project_new (NULL);
   SkNode *a = add (project, "1", "a", NULL);
-  SkNode *b = add (project, "2", "b", STRV ("1"));
-  SkNode *c = add (project, "3", "c", STRV ("2"));
-  SkNode *d = add (project, "4", "d", STRV ("2"));
+  SkNode *b = add (project, "2", "b", SK_TEST_STRV ("1"));
+  SkNode *c = add (project, "3", "c", SK_TEST_STRV ("2"));
+  SkNode *d = add (project, "4", "d", SK_TEST_STRV ("2"));
   SkNode *e = add (project, "5", "e", NULL);
-  SkNode *f = add (project, "6", "f", STRV ("3"));
+  SkNode *f = add (project, "6", "f", SK_TEST_STRV ("3"));
 
   sk_node_set_state (a, SK_NODE_STATE_SUCCEEDED);
   sk_node_set_state (b, SK_NODE_STATE_FAILED);

@@ -10,8 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "sk-project.h"
-
-#define STRV(...) ((const char * const[]) { __VA_ARGS__, NULL })
+#include "sk-test-util.h"
 
 /* A workflow written by another tool: old spellings, nested priors and
  * members this program does not know, at every level.
@@ -67,45 +66,6 @@ typedef struct
   const char *key;
 } KeyCase;
 
-static void
-rm_rf (const char *path)
-{
-  GDir *dir;
-
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) &&
-      !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      const char *entry;
-
-      dir = g_dir_open (path, 0, NULL);
-      while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, entry, NULL);
-
-          rm_rf (child);
-        }
-      g_clear_pointer (&dir, g_dir_close);
-      g_rmdir (path);
-    }
-  else
-    {
-      g_unlink (path);
-    }
-}
-
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *path;
-
-  path = g_dir_make_tmp ("skele-test-project-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (path);
-
-  return path;
-}
-
 static char *
 read_text (const char *path)
 {
@@ -116,16 +76,6 @@ read_text (const char *path)
   g_assert_no_error (error);
 
   return contents;
-}
-
-static void
-write_text (const char *path,
-            const char *text)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, text, -1, &error);
-  g_assert_no_error (error);
 }
 
 static SkProject *
@@ -247,12 +197,12 @@ check_sample (SkProject *project)
   g_assert_cmpstr (sk_node_get_name (load_sales), ==, "Load Sales");
   g_assert_cmpstr (sk_node_get_key (load_sales), ==, "load_sales");
   g_assert_cmpstr (sk_node_get_description (load_sales), ==, "read the csv");
-  assert_strv (sk_node_get_priors (load_sales), STRV (NULL));
+  assert_strv (sk_node_get_priors (load_sales), SK_TEST_STRV (NULL));
   g_assert_false (sk_node_get_run (load_sales));
   g_assert_cmpstr (sk_node_get_input_text (load_sales), ==, "Read sales.csv");
-  assert_strv (sk_node_get_input_files (load_sales), STRV ("sales.csv", "/data/extra.csv"));
+  assert_strv (sk_node_get_input_files (load_sales), SK_TEST_STRV ("sales.csv", "/data/extra.csv"));
   g_assert_cmpstr (sk_node_get_output_text (load_sales), ==, "12 rows");
-  assert_strv (sk_node_get_output_files (load_sales), STRV ("load_sales.pkl"));
+  assert_strv (sk_node_get_output_files (load_sales), SK_TEST_STRV ("load_sales.pkl"));
   g_assert_true (sk_node_get_position (load_sales, &x, &y));
   g_assert_cmpfloat (x, ==, 10.5);
   g_assert_cmpfloat (y, ==, -3.0);
@@ -260,15 +210,15 @@ check_sample (SkProject *project)
   g_assert_cmpstr (sk_node_get_name (totals), ==, "Monthly totals");
   g_assert_cmpstr (sk_node_get_key (totals), ==, "monthly_totals");
   g_assert_cmpstr (sk_node_get_description (totals), ==, "");
-  assert_strv (sk_node_get_priors (totals), STRV ("1", "3"));
+  assert_strv (sk_node_get_priors (totals), SK_TEST_STRV ("1", "3"));
   g_assert_true (sk_node_get_run (totals));
   g_assert_cmpstr (sk_node_get_input_text (totals), ==, "Add up each month");
-  assert_strv (sk_node_get_input_files (totals), STRV (NULL));
+  assert_strv (sk_node_get_input_files (totals), SK_TEST_STRV (NULL));
   g_assert_cmpstr (sk_node_get_output_text (totals), ==, "");
-  assert_strv (sk_node_get_output_files (totals), STRV (NULL));
+  assert_strv (sk_node_get_output_files (totals), SK_TEST_STRV (NULL));
   g_assert_false (sk_node_get_position (totals, NULL, NULL));
 
-  assert_strv (sk_node_get_priors (regions), STRV ("1"));
+  assert_strv (sk_node_get_priors (regions), SK_TEST_STRV ("1"));
 
   {
     g_autoptr(GPtrArray) problems = sk_project_validate (project);
@@ -399,7 +349,7 @@ test_flat_form (void)
   g_assert_nonnull (clean);
   g_assert_cmpstr (sk_node_get_name (fetch), ==, "fetch");
   g_assert_cmpstr (sk_node_get_input_text (fetch), ==, "get it");
-  assert_strv (sk_node_get_priors (clean), STRV ("1"));
+  assert_strv (sk_node_get_priors (clean), SK_TEST_STRV ("1"));
 
   problems = sk_project_validate (project);
   g_assert_cmpuint (problems->len, ==, 0);
@@ -417,7 +367,7 @@ test_flat_form (void)
 
   reloaded = load (text, NULL);
   g_assert_cmpuint (sk_project_get_n_nodes (reloaded), ==, 2);
-  assert_strv (sk_node_get_priors (sk_project_get_node (reloaded, "2")), STRV ("1"));
+  assert_strv (sk_node_get_priors (sk_project_get_node (reloaded, "2")), SK_TEST_STRV ("1"));
 }
 
 static void
@@ -486,66 +436,66 @@ static const ProblemCase problem_cases[] = {
   {
     "node-not-object",
     "{\"nodes\": {\"1\": {\"name\": \"fine\"}, \"2\": [\"not\", \"a\", \"node\"]}}",
-    KINDS (kind_structure), "2", STRV ("Node 2", "not an object"), NULL,
+    KINDS (kind_structure), "2", SK_TEST_STRV ("Node 2", "not an object"), NULL,
   },
   {
     "missing-name",
     "{\"nodes\": {\"1\": {\"priors\": []}}}",
-    KINDS (kind_missing_name), "1", STRV ("ode 1"), NULL,
+    KINDS (kind_missing_name), "1", SK_TEST_STRV ("ode 1"), NULL,
   },
   {
     "priors-number",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"priors\": 5}}}",
-    KINDS (kind_structure), "1", STRV ("“Load Sales”", "“priors”"), NULL,
+    KINDS (kind_structure), "1", SK_TEST_STRV ("“Load Sales”", "“priors”"), NULL,
   },
   {
     "priors-object",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"priors\": [{\"id\": \"2\"}]}}}",
-    KINDS (kind_structure), "1", STRV ("“Load Sales”", "“priors”"), NULL,
+    KINDS (kind_structure), "1", SK_TEST_STRV ("“Load Sales”", "“priors”"), NULL,
   },
   {
     "run-string",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"run\": \"yes\"}}}",
-    KINDS (kind_structure), "1", STRV ("“Load Sales”", "“run”"), NULL,
+    KINDS (kind_structure), "1", SK_TEST_STRV ("“Load Sales”", "“run”"), NULL,
   },
   {
     "input-text-number",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"input\": {\"text\": 12}}}}",
-    KINDS (kind_structure), "1", STRV ("“Load Sales”", "input.text"), NULL,
+    KINDS (kind_structure), "1", SK_TEST_STRV ("“Load Sales”", "input.text"), NULL,
   },
   {
     "name-number",
     "{\"nodes\": {\"1\": {\"name\": 7}, \"2\": {\"name\": \"b\"}}}",
-    KINDS (kind_missing_name), "1", STRV ("ode 1"), NULL,
+    KINDS (kind_missing_name), "1", SK_TEST_STRV ("ode 1"), NULL,
   },
   {
     "dangling-prior",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"priors\": [\"7\"]}}}",
-    KINDS (kind_dangling), "1", STRV ("“Load Sales”", "“7”"), NULL,
+    KINDS (kind_dangling), "1", SK_TEST_STRV ("“Load Sales”", "“7”"), NULL,
   },
   {
     "self-loop",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"priors\": [\"1\"]}}}",
-    KINDS (kind_cycle), "1", STRV ("“Load Sales”"), NULL,
+    KINDS (kind_cycle), "1", SK_TEST_STRV ("“Load Sales”"), NULL,
   },
   {
     "self-loop-downstream",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\", \"priors\": [\"1\"]},"
     "             \"2\": {\"name\": \"Totals\", \"priors\": [\"1\"]}}}",
-    KINDS (kind_cycle), "1", STRV ("“Load Sales”"), STRV ("Totals"),
+    KINDS (kind_cycle), "1", SK_TEST_STRV ("“Load Sales”"), SK_TEST_STRV ("Totals"),
   },
   {
     "self-loop-in-cycle",
     "{\"nodes\": {\"1\": {\"name\": \"Alpha\", \"priors\": [\"1\", \"2\"]},"
     "             \"2\": {\"name\": \"Beta\", \"priors\": [\"1\"]}}}",
-    KINDS (kind_two_cycles), "1", STRV ("“Alpha”"), NULL,
+    KINDS (kind_two_cycles), "1", SK_TEST_STRV ("“Alpha”"), NULL,
   },
   {
     "cycle-of-three",
     "{\"nodes\": {\"1\": {\"name\": \"Alpha\", \"priors\": [\"3\"]},"
     "             \"2\": {\"name\": \"Beta\", \"priors\": [\"1\"]},"
     "             \"3\": {\"name\": \"Gamma\", \"priors\": [\"2\"]}}}",
-    KINDS (kind_cycle), "1", STRV ("“Alpha”", "“Beta”", "“Gamma”"), NULL,
+    KINDS (kind_cycle), "1", SK_TEST_STRV ("“Alpha”", "“Beta”", "“Gamma”"), NULL,
   },
   {
     "cycle-and-downstream",
@@ -553,32 +503,34 @@ static const ProblemCase problem_cases[] = {
     "             \"2\": {\"name\": \"Alpha\", \"priors\": [\"3\"]},"
     "             \"3\": {\"name\": \"Beta\", \"priors\": [\"2\"]},"
     "             \"4\": {\"name\": \"Chart\", \"priors\": [\"1\", \"3\"]}}}",
-    KINDS (kind_cycle), "2", STRV ("“Alpha”", "“Beta”"), STRV ("Report", "Chart"),
+    KINDS (kind_cycle), "2", SK_TEST_STRV ("“Alpha”", "“Beta”"),
+    SK_TEST_STRV ("Report", "Chart"),
   },
   {
     "empty-key",
     "{\"nodes\": {\"1\": {\"name\": \"!!!\"}}}",
-    KINDS (kind_empty_key), "1", STRV ("“!!!”"), NULL,
+    KINDS (kind_empty_key), "1", SK_TEST_STRV ("“!!!”"), NULL,
   },
   {
     "duplicate-key",
     "{\"nodes\": {\"1\": {\"name\": \"Load Sales\"}, \"2\": {\"name\": \"load-sales\"}}}",
-    KINDS (kind_duplicate_key), "2", STRV ("“Load Sales”", "“load-sales”", "load_sales"), NULL,
+    KINDS (kind_duplicate_key), "2",
+    SK_TEST_STRV ("“Load Sales”", "“load-sales”", "load_sales"), NULL,
   },
   {
     "duplicate-id",
     duplicate_id_json,
-    KINDS (kind_duplicate_id), "1", STRV ("“1”"), NULL,
+    KINDS (kind_duplicate_id), "1", SK_TEST_STRV ("“1”"), NULL,
   },
   {
     "duplicate-member",
     "{\"nodes\": {\"1\": {\"name\": \"Old\", \"name\": \"Load Sales\"}}}",
-    KINDS (kind_structure), "1", STRV ("“Load Sales”", "“name”"), NULL,
+    KINDS (kind_structure), "1", SK_TEST_STRV ("“Load Sales”", "“name”"), NULL,
   },
   {
     "nodes-not-object",
     "{\"process_name\": \"x\", \"nodes\": [1, 2]}",
-    KINDS (kind_structure), NULL, STRV ("“nodes”"), NULL,
+    KINDS (kind_structure), NULL, SK_TEST_STRV ("“nodes”"), NULL,
   },
 };
 
@@ -689,9 +641,8 @@ test_missing_scripts (void)
     "{\"process_name\": \"scripts\", \"nodes\": {"
     "  \"1\": {\"name\": \"Load Sales\", \"priors\": []},"
     "  \"2\": {\"name\": \"Monthly Totals\", \"priors\": [\"1\"]}}}";
-  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
   g_autofree char *node_dir = g_build_filename (tmp, "load_sales", NULL);
-  g_autofree char *script = g_build_filename (node_dir, "load_sales.py", NULL);
   g_autoptr(GFile) folder = g_file_new_for_path (tmp);
   g_autoptr(SkProject) project = NULL;
   g_autoptr(SkProject) no_folder = NULL;
@@ -701,7 +652,7 @@ test_missing_scripts (void)
   SkProblem *problem;
 
   g_assert_cmpint (g_mkdir (node_dir, 0755), ==, 0);
-  write_text (script, "state = {}\n");
+  sk_test_write_text (node_dir, "load_sales.py", "state = {}\n");
 
   project = load (json, folder);
   problems = sk_project_validate (project);
@@ -723,7 +674,7 @@ test_missing_scripts (void)
   no_folder_problems = sk_project_validate (no_folder);
   g_assert_cmpuint (no_folder_problems->len, ==, 0);
 
-  rm_rf (tmp);
+  sk_test_remove_tree (tmp);
   g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
 }
 
@@ -768,7 +719,7 @@ only_entry_is (const char *folder,
 static void
 test_save_atomic (void)
 {
-  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
   g_autofree char *folder_path = g_build_filename (tmp, "my_process", NULL);
   g_autofree char *file_path = g_build_filename (folder_path, "process.json", NULL);
   g_autofree char *first = NULL;
@@ -826,14 +777,14 @@ test_save_atomic (void)
   g_assert_true (g_file_equal (sk_project_get_folder (from_file), folder));
   g_assert_cmpuint (sk_project_get_n_nodes (from_file), ==, 3);
 
-  rm_rf (tmp);
+  sk_test_remove_tree (tmp);
   g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
 }
 
 static void
 test_save_failure (void)
 {
-  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
   g_autofree char *file_path = g_build_filename (tmp, "process.json", NULL);
   g_autofree char *blocker = g_build_filename (tmp, "blocker", NULL);
   g_autofree char *under_file = g_build_filename (blocker, "sub", NULL);
@@ -844,8 +795,8 @@ test_save_failure (void)
   g_autoptr(SkProject) project = NULL;
   g_autoptr(GError) error = NULL;
 
-  write_text (file_path, sample_json);
-  write_text (blocker, "a regular file\n");
+  sk_test_write_text (tmp, "process.json", sample_json);
+  sk_test_write_text (tmp, "blocker", "a regular file\n");
 
   project = sk_project_load (folder, &error);
   g_assert_no_error (error);
@@ -894,14 +845,14 @@ test_save_failure (void)
       g_chmod (tmp, 0755);
     }
 
-  rm_rf (tmp);
+  sk_test_remove_tree (tmp);
   g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
 }
 
 static void
 test_load_missing (void)
 {
-  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
   g_autofree char *missing = g_build_filename (tmp, "no-such-workflow", NULL);
   g_autoptr(GFile) folder = g_file_new_for_path (missing);
   g_autoptr(GFile) empty_folder = g_file_new_for_path (tmp);
@@ -919,7 +870,7 @@ test_load_missing (void)
   g_assert_null (project);
   g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND);
 
-  rm_rf (tmp);
+  sk_test_remove_tree (tmp);
 }
 
 static void
@@ -949,12 +900,12 @@ test_node_update_from_json (void)
 
   node = sk_node_new ("1", "Load Sales");
   sk_node_set_description (node, "desc");
-  sk_node_set_priors (node, STRV ("2"));
+  sk_node_set_priors (node, SK_TEST_STRV ("2"));
   sk_node_set_run (node, FALSE);
   sk_node_set_input_text (node, "in");
-  sk_node_set_input_files (node, STRV ("a.csv"));
+  sk_node_set_input_files (node, SK_TEST_STRV ("a.csv"));
   sk_node_set_output_text (node, "out");
-  sk_node_set_output_files (node, STRV ("b.svg"));
+  sk_node_set_output_files (node, SK_TEST_STRV ("b.svg"));
   sk_node_set_position (node, 4, 5);
 
   {
@@ -985,7 +936,7 @@ test_node_update_from_json (void)
 
   g_assert_cmpuint (changed, ==, 0);
   g_assert_cmpstr (sk_node_get_name (node), ==, "Load Sales");
-  assert_strv (sk_node_get_priors (node), STRV ("2"));
+  assert_strv (sk_node_get_priors (node), SK_TEST_STRV ("2"));
   g_assert_false (sk_node_get_run (node));
 
   /* A good edit applies; leaving out "skele" keeps the canvas position. */
@@ -1003,12 +954,12 @@ test_node_update_from_json (void)
   g_assert_cmpstr (sk_node_get_name (node), ==, "Load all sales");
   g_assert_cmpstr (sk_node_get_key (node), ==, "load_all_sales");
   g_assert_cmpstr (sk_node_get_description (node), ==, "");
-  assert_strv (sk_node_get_priors (node), STRV ("3"));
+  assert_strv (sk_node_get_priors (node), SK_TEST_STRV ("3"));
   g_assert_true (sk_node_get_run (node));
   g_assert_cmpstr (sk_node_get_input_text (node), ==, "new");
-  assert_strv (sk_node_get_input_files (node), STRV (NULL));
+  assert_strv (sk_node_get_input_files (node), SK_TEST_STRV (NULL));
   g_assert_cmpstr (sk_node_get_output_text (node), ==, "");
-  assert_strv (sk_node_get_output_files (node), STRV (NULL));
+  assert_strv (sk_node_get_output_files (node), SK_TEST_STRV (NULL));
   g_assert_true (sk_node_get_position (node, &x, &y));
   g_assert_cmpfloat (x, ==, 4);
   g_assert_cmpfloat (y, ==, 5);
@@ -1110,9 +1061,9 @@ test_project_update_from_json (void)
   added = sk_project_get_node (project, "4");
   g_assert_nonnull (added);
   g_assert_cmpstr (sk_node_get_name (added), ==, "Chart");
-  assert_strv (sk_node_get_priors (added), STRV ("2"));
+  assert_strv (sk_node_get_priors (added), SK_TEST_STRV ("2"));
   g_assert_cmpstr (sk_node_get_name (totals), ==, "Monthly sums");
-  assert_strv (sk_node_get_priors (totals), STRV ("1"));
+  assert_strv (sk_node_get_priors (totals), SK_TEST_STRV ("1"));
   g_assert_cmpstr (sk_node_get_input_text (load_sales), ==, "");
   g_assert_cmpstr (log->str, ==, "2-1+0;2-0+1;");
 
@@ -1206,12 +1157,12 @@ test_node_changed_signal (void)
 
   CHECK_CHANGES (sk_node_set_name (node, "Load Sales"));
   CHECK_CHANGES (sk_node_set_description (node, "d"));
-  CHECK_CHANGES (sk_node_set_priors (node, STRV ("2", "3")));
+  CHECK_CHANGES (sk_node_set_priors (node, SK_TEST_STRV ("2", "3")));
   CHECK_CHANGES (sk_node_set_run (node, FALSE));
   CHECK_CHANGES (sk_node_set_input_text (node, "task"));
-  CHECK_CHANGES (sk_node_set_input_files (node, STRV ("a.csv")));
+  CHECK_CHANGES (sk_node_set_input_files (node, SK_TEST_STRV ("a.csv")));
   CHECK_CHANGES (sk_node_set_output_text (node, "done"));
-  CHECK_CHANGES (sk_node_set_output_files (node, STRV ("b.svg")));
+  CHECK_CHANGES (sk_node_set_output_files (node, SK_TEST_STRV ("b.svg")));
   CHECK_CHANGES (sk_node_set_position (node, 1, 2));
   CHECK_CHANGES (sk_node_set_position (node, 1, 3));
 
@@ -1221,13 +1172,13 @@ test_node_changed_signal (void)
   g_assert_cmpuint (changed, ==, ++expected);
   g_assert_false (sk_node_add_prior (node, "4"));
   g_assert_cmpuint (changed, ==, expected);
-  assert_strv (sk_node_get_priors (node), STRV ("2", "3", "4"));
+  assert_strv (sk_node_get_priors (node), SK_TEST_STRV ("2", "3", "4"));
 
   g_assert_true (sk_node_remove_prior (node, "3"));
   g_assert_cmpuint (changed, ==, ++expected);
   g_assert_false (sk_node_remove_prior (node, "3"));
   g_assert_cmpuint (changed, ==, expected);
-  assert_strv (sk_node_get_priors (node), STRV ("2", "4"));
+  assert_strv (sk_node_get_priors (node), SK_TEST_STRV ("2", "4"));
 
   /* Run state and errors are not saved, so they are not changes. */
   sk_node_set_state (node, SK_NODE_STATE_FAILED);
@@ -1253,7 +1204,7 @@ notify_cb (GObject    *object,
 static void
 test_modified (void)
 {
-  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
   g_autoptr(GFile) folder = g_file_new_for_path (tmp);
   g_autoptr(SkProject) project = NULL;
   guint notified = 0;
@@ -1287,7 +1238,7 @@ test_modified (void)
   g_assert_cmpuint (notified, ==, 3);
   g_assert_cmpuint (changed, ==, 3);
 
-  rm_rf (tmp);
+  sk_test_remove_tree (tmp);
 }
 
 static void
@@ -1318,7 +1269,7 @@ test_add_remove (void)
   g_signal_connect (project, "node-added", G_CALLBACK (node_signal_cb), added);
   g_signal_connect (project, "node-removed", G_CALLBACK (node_signal_cb), removed);
 
-  sk_node_set_priors (chart, STRV ("1", "2"));
+  sk_node_set_priors (chart, SK_TEST_STRV ("1", "2"));
   g_assert_true (sk_project_add_node (project, chart, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (items->str, ==, "3-0+1;");
@@ -1345,9 +1296,9 @@ test_add_remove (void)
   g_assert_cmpstr (removed->str, ==, "1;");
   g_assert_null (sk_project_get_node (project, "1"));
   g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 3);
-  assert_strv (sk_node_get_priors (sk_project_get_node (project, "2")), STRV ("3"));
-  assert_strv (sk_node_get_priors (sk_project_get_node (project, "3")), STRV (NULL));
-  assert_strv (sk_node_get_priors (chart), STRV ("2"));
+  assert_strv (sk_node_get_priors (sk_project_get_node (project, "2")), SK_TEST_STRV ("3"));
+  assert_strv (sk_node_get_priors (sk_project_get_node (project, "3")), SK_TEST_STRV (NULL));
+  assert_strv (sk_node_get_priors (chart), SK_TEST_STRV ("2"));
 
   {
     g_autoptr(GPtrArray) problems = sk_project_validate (project);

@@ -8,11 +8,9 @@
 
 #define G_LOG_DOMAIN "test-runner"
 
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -20,6 +18,7 @@
 
 #include "sk-project.h"
 #include "sk-runner.h"
+#include "sk-test-util.h"
 
 /* The absolute path of `python3` from PATH, looked up once: on machines
  * where it is a pyenv shim, every start through the shim costs most of a
@@ -111,41 +110,12 @@ typedef struct
 
 /* Helpers ----------------------------------------------------------------- */
 
-static void
-remove_tree (const char *path)
-{
-  GStatBuf st;
-
-  if (g_lstat (path, &st) != 0)
-    return;
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    {
-      g_unlink (path);
-    }
-}
-
 static Workflow *
 workflow_new (void)
 {
-  g_autoptr(GError) error = NULL;
   Workflow *wf = g_new0 (Workflow, 1);
 
-  wf->folder = g_dir_make_tmp ("skele-runner-XXXXXX", &error);
-  g_assert_no_error (error);
+  wf->folder = sk_test_make_tmp_dir ("runner");
   wf->file = g_file_new_for_path (wf->folder);
   wf->project = sk_project_new (wf->file);
   sk_project_set_name (wf->project, "runner test");
@@ -156,7 +126,7 @@ workflow_new (void)
 static void
 workflow_free (Workflow *wf)
 {
-  remove_tree (wf->folder);
+  sk_test_remove_tree (wf->folder);
   g_clear_object (&wf->project);
   g_clear_object (&wf->file);
   g_free (wf->folder);
@@ -207,53 +177,6 @@ workflow_path (Workflow   *wf,
   return g_build_filename (wf->folder, relative, NULL);
 }
 
-static void
-write_text (Workflow   *wf,
-            const char *relative,
-            const char *text)
-{
-  g_autofree char *path = workflow_path (wf, relative);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_file_set_contents (path, text, -1, &error);
-  g_assert_no_error (error);
-}
-
-static char *
-read_text (Workflow   *wf,
-           const char *relative)
-{
-  g_autofree char *path = workflow_path (wf, relative);
-  char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-
-  return contents;
-}
-
-static gboolean
-exists (Workflow   *wf,
-        const char *relative)
-{
-  g_autofree char *path = workflow_path (wf, relative);
-
-  return g_file_test (path, G_FILE_TEST_EXISTS);
-}
-
-static char *
-replace (const char *text,
-         const char *tag,
-         const char *value)
-{
-  GString *string = g_string_new (text);
-
-  g_string_replace (string, tag, value, 0);
-  return g_string_free (string, FALSE);
-}
-
 /* Writes KEY/KEY.py. @pre is added to the end of preprocess() and may
  * return False; @compute is the whole body of compute(). Both are indented
  * by four spaces.
@@ -264,45 +187,9 @@ write_script (Workflow   *wf,
               const char *pre,
               const char *compute)
 {
-  g_autofree char *with_key = replace (script_template, "@KEY@", key);
-  g_autofree char *with_pre = replace (with_key, "@PRE@", pre != NULL ? pre : DEFAULT_PRE);
-  g_autofree char *text = replace (with_pre, "@COMPUTE@",
-                                   compute != NULL ? compute : DEFAULT_COMPUTE);
-  g_autofree char *relative = g_strdup_printf ("%s/%s.py", key, key);
-
-  write_text (wf, relative, text);
-}
-
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-/* Returns the keys of the scripts that ran since the last call, sorted and
- * separated by spaces.
- */
-static char *
-take_runs (Workflow *wf)
-{
-  g_autofree char *path = workflow_path (wf, "runs.log");
-  g_autofree char *contents = read_text (wf, "runs.log");
-  g_auto(GStrv) lines = NULL;
-  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
-
-  if (contents == NULL)
-    return g_strdup ("");
-
-  g_unlink (path);
-  lines = g_strsplit (g_strstrip (contents), "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add (keys, lines[i]);
-  g_ptr_array_sort (keys, compare_strings);
-  g_ptr_array_add (keys, NULL);
-
-  return g_strjoinv (" ", (char **) keys->pdata);
+  sk_test_write_script (wf->folder, script_template, key,
+                        pre != NULL ? pre : DEFAULT_PRE,
+                        compute != NULL ? compute : DEFAULT_COMPUTE);
 }
 
 static char *
@@ -341,7 +228,7 @@ static pid_t
 read_pid (Workflow   *wf,
           const char *relative)
 {
-  g_autofree char *text = read_text (wf, relative);
+  g_autofree char *text = sk_test_read_text (wf->folder, relative);
   gint64 pid;
 
   g_assert_nonnull (text);
@@ -349,37 +236,6 @@ read_pid (Workflow   *wf,
   g_assert_cmpint (pid, >, 1);
 
   return (pid_t) pid;
-}
-
-/* A killed process whose parent is gone waits for init to collect it; until
- * then it is a zombie, which runs no code any more.
- */
-static gboolean
-is_zombie (pid_t pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
-  g_autofree char *contents = NULL;
-  const char *end;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return FALSE;
-
-  end = strrchr (contents, ')');
-  return end != NULL && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
-}
-
-static gboolean
-process_gone (pid_t pid)
-{
-  /* Allow the kernel a brief moment to finish off a killed process. */
-  for (guint i = 0; i < 100; i++)
-    {
-      if ((kill (pid, 0) != 0 && errno == ESRCH) || is_zombie (pid))
-        return TRUE;
-      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
-    }
-
-  return FALSE;
 }
 
 static SkRunner *
@@ -545,14 +401,6 @@ assert_stats (const SkRunStats *stats,
   g_assert_cmpuint (stats->cancelled, ==, cancelled);
 }
 
-static void
-assert_contains (const char *haystack,
-                 const char *needle)
-{
-  if (haystack == NULL || strstr (haystack, needle) == NULL)
-    g_error ("“%s” does not contain “%s”", haystack != NULL ? haystack : "(null)", needle);
-}
-
 /* Tests ------------------------------------------------------------------- */
 
 static void
@@ -577,8 +425,9 @@ test_success (void)
   workflow_add (wf, "2", "use chart", "1");
   workflow_save (wf);
 
-  write_text (wf, "make_chart/input.csv", "month,total\n1,10\n");
-  write_text (wf, "make_chart/notes.txt", "present before the run and left alone\n");
+  sk_test_write_text (wf->folder, "make_chart/input.csv", "month,total\n1,10\n");
+  sk_test_write_text (wf->folder, "make_chart/notes.txt",
+                      "present before the run and left alone\n");
   write_script (wf, "make_chart", NULL,
                 "    print(\"hello from make_chart\")\n"
                 "    print(\"a warning\", file=sys.stderr)\n"
@@ -611,7 +460,7 @@ test_success (void)
   g_assert_cmpstr (g_ptr_array_index (outcome.events, 3), ==, "make_chart:succeeded");
   g_assert_cmpstr (g_ptr_array_index (outcome.events, 4), ==, "use_chart:running");
 
-  summary = read_text (wf, "make_chart/make_chart_summary.txt");
+  summary = sk_test_read_text (wf->folder, "make_chart/make_chart_summary.txt");
   g_assert_nonnull (summary);
   g_strchomp (summary);
   g_assert_cmpstr (sk_node_get_output_text (node (wf, "make_chart")), ==, summary);
@@ -620,17 +469,17 @@ test_success (void)
   g_assert_null (sk_node_get_error_text (node (wf, "make_chart")));
 
   /* The successor got the prior's output through its pickle. */
-  g_assert_true (exists (wf, "make_chart/make_chart.pkl"));
-  assert_contains (sk_node_get_output_text (node (wf, "use_chart")),
-                   "received make_chart=chart-made");
+  g_assert_true (sk_test_exists (wf->folder, "make_chart/make_chart.pkl"));
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "use_chart")),
+                           "received make_chart=chart-made");
   g_assert_cmpuint (g_strv_length ((char **) sk_node_get_output_files (node (wf, "use_chart"))),
                     ==, 0);
 
-  log = read_text (wf, "make_chart/.skele/stdout.log");
-  assert_contains (log, "hello from make_chart");
+  log = sk_test_read_text (wf->folder, "make_chart/.skele/stdout.log");
+  sk_test_assert_contains (log, "hello from make_chart");
   g_free (log);
-  log = read_text (wf, "make_chart/.skele/stderr.log");
-  assert_contains (log, "a warning");
+  log = sk_test_read_text (wf->folder, "make_chart/.skele/stderr.log");
+  sk_test_assert_contains (log, "a warning");
 
   /* The results were written back into process.json. */
   g_assert_false (sk_project_get_modified (wf->project));
@@ -641,7 +490,7 @@ test_success (void)
   g_assert_cmpstr (sk_node_get_output_text (reloaded_node), ==, summary);
   g_assert_cmpstrv (sk_node_get_output_files (reloaded_node), expected_files);
 
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "make_chart use_chart");
 }
 
@@ -662,11 +511,11 @@ test_skipped (void)
   assert_stats (&outcome.stats, 1, 0, 1, 0, 0);
   g_assert_cmpint (state_of (wf, "branch"), ==, SK_NODE_STATE_SKIPPED);
   assert_states (&outcome, "branch", "queued running skipped");
-  assert_contains (sk_node_get_output_text (node (wf, "branch")), "not my answer");
-  g_assert_false (exists (wf, "branch/branch.pkl"));
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "branch")), "not my answer");
+  g_assert_false (sk_test_exists (wf->folder, "branch/branch.pkl"));
 
   g_assert_cmpint (state_of (wf, "after"), ==, SK_NODE_STATE_SUCCEEDED);
-  assert_contains (sk_node_get_output_text (node (wf, "after")), "received branch={}");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "after")), "received branch={}");
 }
 
 static void
@@ -691,16 +540,16 @@ test_failed_exception (void)
   broken = node (wf, "broken");
   g_assert_cmpint (sk_node_get_state (broken), ==, SK_NODE_STATE_FAILED);
   assert_states (&outcome, "broken", "queued running failed");
-  assert_contains (sk_node_get_error_text (broken), "ValueError");
-  assert_contains (sk_node_get_error_text (broken), "the totals do not add up");
-  assert_contains (sk_node_get_error_detail (broken), "Traceback");
-  assert_contains (sk_node_get_error_detail (broken), "broken.py");
-  assert_contains (sk_node_get_output_text (broken), "about to divide");
-  g_assert_false (exists (wf, "broken/broken.pkl"));
+  sk_test_assert_contains (sk_node_get_error_text (broken), "ValueError");
+  sk_test_assert_contains (sk_node_get_error_text (broken), "the totals do not add up");
+  sk_test_assert_contains (sk_node_get_error_detail (broken), "Traceback");
+  sk_test_assert_contains (sk_node_get_error_detail (broken), "broken.py");
+  sk_test_assert_contains (sk_node_get_output_text (broken), "about to divide");
+  g_assert_false (sk_test_exists (wf->folder, "broken/broken.pkl"));
 
   /* A failed prior reaches its successor as {}. */
   g_assert_cmpint (state_of (wf, "after"), ==, SK_NODE_STATE_SUCCEEDED);
-  assert_contains (sk_node_get_output_text (node (wf, "after")), "received broken={}");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "after")), "received broken={}");
 }
 
 static void
@@ -723,9 +572,9 @@ test_failed_status (void)
 
   refused = node (wf, "refused");
   g_assert_cmpint (sk_node_get_state (refused), ==, SK_NODE_STATE_FAILED);
-  assert_contains (sk_node_get_error_text (refused), "sales.csv has no column units");
-  assert_contains (sk_node_get_output_text (refused), "Task failed");
-  g_assert_false (exists (wf, "refused/refused.pkl"));
+  sk_test_assert_contains (sk_node_get_error_text (refused), "sales.csv has no column units");
+  sk_test_assert_contains (sk_node_get_output_text (refused), "Task failed");
+  g_assert_false (sk_test_exists (wf->folder, "refused/refused.pkl"));
 }
 
 static void
@@ -743,16 +592,17 @@ test_failed_prior_old_pickle (void)
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  assert_contains (sk_node_get_output_text (node (wf, "second")), "received first=first-value");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "second")),
+                           "received first=first-value");
 
   /* Now the prior fails; its pickle from the first run stays on disk. */
   write_script (wf, "first", NULL, "    raise RuntimeError(\"no data today\")");
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 1, 0, 0, 0);
-  g_assert_true (exists (wf, "first/first.pkl"));
+  g_assert_true (sk_test_exists (wf->folder, "first/first.pkl"));
   g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_FAILED);
   g_assert_cmpint (state_of (wf, "second"), ==, SK_NODE_STATE_SUCCEEDED);
-  assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
 
   /* The same when only the successor is asked to run: the prior's last
    * result is a failure, so its old pickle does not count.
@@ -768,7 +618,7 @@ test_failed_prior_old_pickle (void)
     g_assert_true (run_workflow (runner, wf, only, &outcome));
     assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
     assert_states (&outcome, "first", "");
-    assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+    sk_test_assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
   }
 }
 
@@ -795,10 +645,10 @@ test_timeout (void)
   hang = node (wf, "hang");
   g_assert_cmpint (sk_node_get_state (hang), ==, SK_NODE_STATE_FAILED);
   assert_states (&outcome, "hang", "queued running failed");
-  assert_contains (sk_node_get_error_text (hang), "longer than 1 second");
+  sk_test_assert_contains (sk_node_get_error_text (hang), "longer than 1 second");
 
   pid = read_pid (wf, "hang.pid");
-  g_assert_true (process_gone (pid));
+  g_assert_true (sk_test_process_gone (pid));
 }
 
 /* A limit too long for a GLib timeout is no limit, not an immediate one. */
@@ -845,12 +695,12 @@ test_timeout_child (void)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 0, 1, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "spawner"), ==, SK_NODE_STATE_FAILED);
-  assert_contains (sk_node_get_error_text (node (wf, "spawner")), "longer than");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "spawner")), "longer than");
 
   pid = read_pid (wf, "spawner.pid");
   child = read_pid (wf, "spawner.child");
-  g_assert_true (process_gone (pid));
-  g_assert_true (process_gone (child));
+  g_assert_true (sk_test_process_gone (pid));
+  g_assert_true (sk_test_process_gone (child));
 }
 
 /* A process that a successful script leaves running is part of its node:
@@ -880,7 +730,7 @@ test_leftover_process (void)
   g_assert_null (sk_node_get_error_text (node (wf, "spawner")));
 
   child = read_pid (wf, "spawner.child");
-  g_assert_true (process_gone (child));
+  g_assert_true (sk_test_process_gone (child));
 
   /* Nor does it outlive the in-memory worker. */
   child_file = workflow_path (wf, "spawner.child");
@@ -890,7 +740,7 @@ test_leftover_process (void)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
   child = read_pid (wf, "spawner.child");
-  g_assert_true (process_gone (child));
+  g_assert_true (sk_test_process_gone (child));
 }
 
 static void
@@ -932,12 +782,12 @@ test_cancel (void)
   assert_states (&outcome, "sleeper", "queued running cancelled");
   assert_states (&outcome, "next", "queued cancelled");
   assert_states (&outcome, "last", "queued cancelled");
-  assert_contains (sk_node_get_error_text (node (wf, "sleeper")), "stopped");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "sleeper")), "stopped");
 
   pid = read_pid (wf, "sleeper.pid");
-  g_assert_true (process_gone (pid));
+  g_assert_true (sk_test_process_gone (pid));
 
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "quick sleeper");
 
   /* What finished before the stop is kept in process.json: the next run
@@ -950,31 +800,18 @@ test_cancel (void)
                    "task quick\nreceived \ndone");
 }
 
-/* Reads "START END" from the file a sleeping node wrote. */
+/* Reads "START END" from the file a sleeping node wrote. The runner's
+ * tests also check that the start is a real time.
+ */
 static void
 read_interval (Workflow   *wf,
                const char *key,
                double     *start,
                double     *end)
 {
-  g_autofree char *relative = g_strconcat (key, ".times", NULL);
-  g_autofree char *text = read_text (wf, relative);
-  char *rest;
-
-  g_assert_nonnull (text);
-  *start = g_ascii_strtod (text, &rest);
-  *end = g_ascii_strtod (rest, NULL);
+  sk_test_read_interval (wf->folder, key, start, end);
   g_assert_cmpfloat (*start, >, 0);
-  g_assert_cmpfloat (*end, >, *start);
 }
-
-#define SLEEP_ONE_SECOND \
-  "    start = time.time()\n" \
-  "    time.sleep(1)\n" \
-  "    end = time.time()\n" \
-  "    with open(os.path.join(WORKFLOW, KEY + \".times\"), \"w\") as f:\n" \
-  "        f.write(repr(start) + \" \" + repr(end))\n" \
-  "    state[\"output\"] = {\"task_status\": \"success\"}"
 
 static void
 test_parallel (void)
@@ -987,8 +824,8 @@ test_parallel (void)
   workflow_add (wf, "1", "left", NULL);
   workflow_add (wf, "2", "right", NULL);
   workflow_save (wf);
-  write_script (wf, "left", NULL, SLEEP_ONE_SECOND);
-  write_script (wf, "right", NULL, SLEEP_ONE_SECOND);
+  write_script (wf, "left", NULL, SK_TEST_SLEEP_ONE_SECOND);
+  write_script (wf, "right", NULL, SK_TEST_SLEEP_ONE_SECOND);
 
   sk_runner_set_jobs (runner, 2);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
@@ -1022,13 +859,13 @@ test_incremental (void)
   workflow_add (wf, "3", "c", "2");
   workflow_add (wf, "4", "d", NULL);
   workflow_save (wf);
-  write_text (wf, "a/data.txt", "first version\n");
+  sk_test_write_text (wf->folder, "a/data.txt", "first version\n");
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     write_script (wf, keys[i], NULL, NULL);
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 4, 0, 0, 0, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c d");
   g_free (runs);
 
@@ -1040,17 +877,17 @@ test_incremental (void)
       g_assert_cmpint (state_of (wf, keys[i]), ==, SK_NODE_STATE_UP_TO_DATE);
       assert_states (&outcome, keys[i], "queued up-to-date");
     }
-  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
-  runs = take_runs (wf);
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "");
   g_free (runs);
 
   /* The contents of an input file changed, not its name. */
-  write_text (wf, "a/data.txt", "second version\n");
+  sk_test_write_text (wf->folder, "a/data.txt", "second version\n");
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 3, 0, 0, 1, 0);
   g_assert_cmpint (state_of (wf, "d"), ==, SK_NODE_STATE_UP_TO_DATE);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c");
   g_free (runs);
 
@@ -1064,8 +901,8 @@ test_incremental (void)
   assert_states (&outcome, "a", "queued up-to-date");
 
   /* An up-to-date prior reaches its successor through its pickle. */
-  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
-  runs = take_runs (wf);
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "b c");
   g_free (runs);
 
@@ -1073,14 +910,14 @@ test_incremental (void)
   sk_node_set_input_text (node (wf, "c"), "another task");
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 3, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "c");
   g_free (runs);
 
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 4, 0, 0, 0, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c d");
   g_free (runs);
 }
@@ -1118,26 +955,27 @@ test_run_false (void)
   g_assert_no_error (error);
   g_assert_true (run_workflow (runner, wf, only, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
-  g_assert_true (exists (wf, "source/source.pkl"));
-  runs = take_runs (wf);
+  g_assert_true (sk_test_exists (wf->folder, "source/source.pkl"));
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "source");
   g_free (runs);
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "consumer orphan");
   g_free (runs);
   assert_states (&outcome, "source", "");
   assert_states (&outcome, "never_run", "");
-  assert_contains (sk_node_get_output_text (node (wf, "consumer")), "received source=source-value");
-  assert_contains (sk_node_get_output_text (node (wf, "orphan")), "received never_run={}");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "consumer")),
+                           "received source=source-value");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "orphan")), "received never_run={}");
 
   /* NULL nodes means the marked ones. */
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "consumer orphan");
   g_free (runs);
 }
@@ -1172,7 +1010,7 @@ assert_selection_fails (SkProject          *project,
   nodes = sk_runner_select_nodes (project, only, from, to, &error);
   g_assert_null (nodes);
   g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID);
-  assert_contains (error->message, "nowhere");
+  sk_test_assert_contains (error->message, "nowhere");
 }
 
 static void
@@ -1246,26 +1084,26 @@ test_in_memory (void)
   assert_states (&outcome, "b", "queued running succeeded");
   assert_states (&outcome, "c", "queued running succeeded");
 
-  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
-  assert_contains (sk_node_get_output_text (node (wf, "b")), "double gives 42");
-  assert_contains (sk_node_get_output_text (node (wf, "b")), "counter gives [0, 1, 2]");
-  assert_contains (sk_node_get_output_text (node (wf, "c")), "received b=b-value");
-  g_assert_false (exists (wf, "a/a.pkl"));
-  g_assert_false (exists (wf, "b/b.pkl"));
-  g_assert_false (exists (wf, "c/c.pkl"));
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "b")), "double gives 42");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "b")), "counter gives [0, 1, 2]");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "c")), "received b=b-value");
+  g_assert_false (sk_test_exists (wf->folder, "a/a.pkl"));
+  g_assert_false (sk_test_exists (wf->folder, "b/b.pkl"));
+  g_assert_false (sk_test_exists (wf->folder, "c/c.pkl"));
   {
-    g_autofree char *log = read_text (wf, "b/.skele/stdout.log");
+    g_autofree char *log = sk_test_read_text (wf->folder, "b/.skele/stdout.log");
 
-    assert_contains (log, "b prints to its log");
+    sk_test_assert_contains (log, "b prints to its log");
   }
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c");
   g_free (runs);
 
   /* Nothing was saved, so nothing is up to date. */
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 3, 0, 0, 0, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c");
   g_free (runs);
 
@@ -1277,7 +1115,7 @@ test_in_memory (void)
   assert_stats (&outcome.stats, 1, 2, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "a"), ==, SK_NODE_STATE_FAILED);
   g_assert_cmpint (state_of (wf, "b"), ==, SK_NODE_STATE_FAILED);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c");
   g_free (runs);
 }
@@ -1301,21 +1139,21 @@ test_in_memory_not_reused (void)
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  g_assert_true (exists (wf, "a/a.pkl"));
+  g_assert_true (sk_test_exists (wf->folder, "a/a.pkl"));
 
   sk_runner_set_in_memory (runner, TRUE);
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  g_free (take_runs (wf));
+  g_free (sk_test_take_runs (wf->folder));
 
   sk_runner_set_force (runner, FALSE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  runs = take_runs (wf);
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b");
   g_free (runs);
-  assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "b")), "received a=a-value");
 }
 
 static void
@@ -1338,12 +1176,12 @@ test_in_memory_failure (void)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 1, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "a"), ==, SK_NODE_STATE_FAILED);
-  assert_contains (sk_node_get_error_text (node (wf, "a")), "KeyError");
-  assert_contains (sk_node_get_error_detail (node (wf, "a")), "Traceback");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "a")), "KeyError");
+  sk_test_assert_contains (sk_node_get_error_detail (node (wf, "a")), "Traceback");
   g_assert_cmpint (state_of (wf, "b"), ==, SK_NODE_STATE_SUCCEEDED);
   g_assert_cmpint (state_of (wf, "c"), ==, SK_NODE_STATE_SUCCEEDED);
-  assert_contains (sk_node_get_output_text (node (wf, "c")), "received a={} b=b-value");
-  runs = take_runs (wf);
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "c")), "received a={} b=b-value");
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "a b c");
   g_free (runs);
 }
@@ -1372,14 +1210,14 @@ test_in_memory_timeout (void)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 1, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "hang"), ==, SK_NODE_STATE_FAILED);
-  assert_contains (sk_node_get_error_text (node (wf, "hang")), "longer than");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "hang")), "longer than");
   g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_SUCCEEDED);
 
   /* The same worker ran both: it survived the interruption. */
   worker = read_pid (wf, "hang.pid");
   later = read_pid (wf, "later.pid");
   g_assert_cmpint (worker, ==, later);
-  g_assert_true (process_gone (worker));
+  g_assert_true (sk_test_process_gone (worker));
 }
 
 /* Node code that swallows the interruption is stopped with the worker. */
@@ -1410,18 +1248,18 @@ test_in_memory_stubborn (void)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 0, 1, 0, 0, 1);
   g_assert_cmpint (state_of (wf, "stubborn"), ==, SK_NODE_STATE_FAILED);
-  assert_contains (sk_node_get_error_text (node (wf, "stubborn")), "longer than");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "stubborn")), "longer than");
 
   /* The next step did not fail; it could not run once the worker was gone. */
   g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_CANCELLED);
-  assert_contains (sk_node_get_error_text (node (wf, "later")), "worker");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "later")), "worker");
 
   /* The worker was asked first, then stopped. */
-  interrupted = read_text (wf, "interrupted");
-  assert_contains (interrupted, "stubborn");
+  interrupted = sk_test_read_text (wf->folder, "interrupted");
+  sk_test_assert_contains (interrupted, "stubborn");
   worker = read_pid (wf, "stubborn.pid");
-  g_assert_true (process_gone (worker));
-  runs = take_runs (wf);
+  g_assert_true (sk_test_process_gone (worker));
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "stubborn");
 }
 
@@ -1463,8 +1301,8 @@ test_in_memory_cancel (void)
   assert_states (&outcome, "last", "queued cancelled");
 
   worker = read_pid (wf, "sleeper.pid");
-  g_assert_true (process_gone (worker));
-  runs = take_runs (wf);
+  g_assert_true (sk_test_process_gone (worker));
+  runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "first other sleeper");
 }
 
@@ -1478,18 +1316,18 @@ test_missing_script (void)
   workflow_add (wf, "1", "no code", NULL);
   workflow_add (wf, "2", "bad code", NULL);
   workflow_save (wf);
-  write_text (wf, "bad_code/bad_code.py",
-              "state = {}\n\ndef preprocess(prior_outputs:\n    return True\n");
+  sk_test_write_text (wf->folder, "bad_code/bad_code.py",
+                      "state = {}\n\ndef preprocess(prior_outputs:\n    return True\n");
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
 
   g_assert_cmpint (state_of (wf, "no_code"), ==, SK_NODE_STATE_FAILED);
   assert_states (&outcome, "no_code", "queued failed");
-  assert_contains (sk_node_get_error_text (node (wf, "no_code")), "no code");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "no_code")), "no code");
 
   g_assert_cmpint (state_of (wf, "bad_code"), ==, SK_NODE_STATE_FAILED);
-  assert_contains (sk_node_get_error_text (node (wf, "bad_code")), "syntax error");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "bad_code")), "syntax error");
 }
 
 /* A step whose script went missing no longer counts as succeeded, so its
@@ -1519,14 +1357,14 @@ test_missing_script_record (void)
   g_assert_cmpint (g_unlink (script), ==, 0);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_FAILED);
-  g_assert_true (exists (wf, "first/first.pkl"));
+  g_assert_true (sk_test_exists (wf->folder, "first/first.pkl"));
 
   only = sk_runner_select_nodes (wf->project, keys, NULL, NULL, &error);
   g_assert_no_error (error);
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, only, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
-  assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
 }
 
 /* Node code that reads standard input gets nothing: it neither waits for a
@@ -1550,14 +1388,15 @@ test_stdin (void)
   sk_runner_set_timeout (runner, 20);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  assert_contains (sk_node_get_output_text (node (wf, "reader")), "read ''");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "reader")), "read ''");
 
   sk_runner_set_in_memory (runner, TRUE);
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
-  assert_contains (sk_node_get_output_text (node (wf, "reader")), "read ''");
-  assert_contains (sk_node_get_output_text (node (wf, "after")), "received reader=reader-value");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "reader")), "read ''");
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "after")),
+                           "received reader=reader-value");
 }
 
 /* A process that left the step's process group, holding its output open,
@@ -1585,7 +1424,7 @@ test_detached_process (void)
   g_assert_cmpint (state_of (wf, "daemon"), ==, SK_NODE_STATE_SUCCEEDED);
 
   child = read_pid (wf, "daemon.child");
-  g_assert_false (process_gone (child));
+  g_assert_false (sk_test_process_gone (child));
   kill (child, SIGKILL);
 }
 
@@ -1598,12 +1437,12 @@ test_cycle (void)
   g_autoptr(GError) error = NULL;
   g_auto(Outcome) outcome = { 0 };
 
-  write_text (wf, "process.json",
-              "{\"process_name\": \"circle\", \"nodes\": {"
-              " \"1\": {\"name\": \"a\", \"priors\": [\"2\"], \"run\": true,"
-              "         \"input\": {\"text\": \"a\", \"files\": []}},"
-              " \"2\": {\"name\": \"b\", \"priors\": [[\"1\"]], \"run\": true,"
-              "         \"input\": {\"text\": \"b\", \"files\": []}}}}");
+  sk_test_write_text (wf->folder, "process.json",
+                      "{\"process_name\": \"circle\", \"nodes\": {"
+                      " \"1\": {\"name\": \"a\", \"priors\": [\"2\"], \"run\": true,"
+                      "         \"input\": {\"text\": \"a\", \"files\": []}},"
+                      " \"2\": {\"name\": \"b\", \"priors\": [[\"1\"]], \"run\": true,"
+                      "         \"input\": {\"text\": \"b\", \"files\": []}}}}");
   write_script (wf, "a", NULL, NULL);
   write_script (wf, "b", NULL, NULL);
 
@@ -1614,23 +1453,7 @@ test_cycle (void)
   g_assert_false (run_workflow (runner, wf, NULL, &outcome));
   g_assert_error (outcome.error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE);
   g_assert_cmpuint (outcome.events->len, ==, 0);
-  g_assert_false (exists (wf, "runs.log"));
-}
-
-static void
-find_python (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  const char *argv[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
-  int status;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                NULL, NULL, &out, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  python_path = g_strdup (g_strstrip (out));
-  g_assert_true (g_path_is_absolute (python_path));
+  g_assert_false (sk_test_exists (wf->folder, "runs.log"));
 }
 
 int
@@ -1647,7 +1470,7 @@ main (int   argc,
       g_test_skip ("python3 is not installed");
       return g_test_run ();
     }
-  find_python ();
+  python_path = sk_test_find_python ();
 
   g_test_add_func ("/runner/success", test_success);
   g_test_add_func ("/runner/skipped", test_skipped);

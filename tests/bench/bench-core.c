@@ -23,6 +23,7 @@
 
 #include "sk-project.h"
 #include "sk-runner.h"
+#include "sk-test-util.h"
 
 #define MAX_PRIORS 3
 #define LOAD_NODES 10000
@@ -102,26 +103,6 @@ env_uint (const char *name,
     }
 
   return (guint) number;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) &&
-          !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-
-  g_rmdir (path);
 }
 
 static gboolean
@@ -925,7 +906,7 @@ main (int   argc,
   if ((python = find_python (&wrapper, &version, &error)) == NULL)
     {
       g_printerr ("No Python interpreter: %s\n", error->message);
-      remove_tree (tmp);
+      sk_test_remove_tree (tmp);
       return 1;
     }
 
@@ -933,7 +914,7 @@ main (int   argc,
   if ((harness = sk_runner_get_harness_path (&error)) == NULL)
     {
       g_printerr ("No harness: %s\n", error->message);
-      remove_tree (tmp);
+      sk_test_remove_tree (tmp);
       return 1;
     }
 
@@ -959,7 +940,7 @@ main (int   argc,
   workflow = workflow_new (tmp, python, n_nodes, rng);
   if (workflow == NULL)
     {
-      remove_tree (tmp);
+      sk_test_remove_tree (tmp);
       return 1;
     }
 
@@ -1021,6 +1002,6 @@ main (int   argc,
   else
     g_print ("n/a\n");
 
-  remove_tree (tmp);
+  sk_test_remove_tree (tmp);
   return 0;
 }

@@ -1,0 +1,228 @@
+/* sk-test-util.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sk-test-util.h"
+
+/* Removes @path and everything below it. A link is removed, never followed. */
+void
+sk_test_remove_tree (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return;
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          sk_test_remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    {
+      g_unlink (path);
+    }
+}
+
+/* Makes a new folder named skele-NAME-XXXXXX in the temporary folder. */
+char *
+sk_test_make_tmp_dir (const char *name)
+{
+  g_autofree char *template_name = g_strdup_printf ("skele-%s-XXXXXX", name);
+  g_autoptr(GError) error = NULL;
+  char *path = g_dir_make_tmp (template_name, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (path);
+  return path;
+}
+
+/* Writes @text to @relative below @folder, making the folders it needs. */
+void
+sk_test_write_text (const char *folder,
+                    const char *relative,
+                    const char *text)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* Returns the contents of @relative below @folder, or %NULL when it cannot
+ * be read, so that tests can check for files that must not be there.
+ */
+char *
+sk_test_read_text (const char *folder,
+                   const char *relative)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+
+  return contents;
+}
+
+gboolean
+sk_test_exists (const char *folder,
+                const char *relative)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* Writes KEY/KEY.py below @folder from @template_text, in which @KEY@,
+ * @PRE@ and @COMPUTE@ stand for @key, @pre and @compute.
+ */
+void
+sk_test_write_script (const char *folder,
+                      const char *template_text,
+                      const char *key,
+                      const char *pre,
+                      const char *compute)
+{
+  GString *text = g_string_new (template_text);
+  g_autofree char *relative = g_strdup_printf ("%s/%s.py", key, key);
+
+  g_string_replace (text, "@KEY@", key, 0);
+  g_string_replace (text, "@PRE@", pre, 0);
+  g_string_replace (text, "@COMPUTE@", compute, 0);
+  sk_test_write_text (folder, relative, text->str);
+  g_string_free (text, TRUE);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* Every test script appends its key to runs.log in the workflow folder.
+ * Returns the keys written since the last call, sorted (the order of
+ * parallel steps varies) and separated by spaces.
+ */
+char *
+sk_test_take_runs (const char *folder)
+{
+  g_autofree char *path = g_build_filename (folder, "runs.log", NULL);
+  g_autofree char *contents = sk_test_read_text (folder, "runs.log");
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+
+  if (contents == NULL)
+    return g_strdup ("");
+
+  g_unlink (path);
+  lines = g_strsplit (g_strstrip (contents), "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add (keys, lines[i]);
+  g_ptr_array_sort (keys, compare_strings);
+  g_ptr_array_add (keys, NULL);
+
+  return g_strjoinv (" ", (char **) keys->pdata);
+}
+
+/* Reads "START END" from the file KEY.times that a sleeping step wrote. */
+void
+sk_test_read_interval (const char *folder,
+                       const char *key,
+                       double     *start,
+                       double     *end)
+{
+  g_autofree char *relative = g_strconcat (key, ".times", NULL);
+  g_autofree char *text = sk_test_read_text (folder, relative);
+  char *rest;
+
+  g_assert_nonnull (text);
+  *start = g_ascii_strtod (text, &rest);
+  *end = g_ascii_strtod (rest, NULL);
+  g_assert_cmpfloat (*end, >, *start);
+}
+
+void
+sk_test_assert_contains (const char *haystack,
+                         const char *needle)
+{
+  if (haystack == NULL || strstr (haystack, needle) == NULL)
+    g_error ("“%s” does not contain “%s”", haystack != NULL ? haystack : "(null)", needle);
+}
+
+/* A killed process whose parent is gone waits for init to collect it; until
+ * then it is a zombie, which runs no code any more.
+ */
+static gboolean
+is_zombie (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *contents = NULL;
+  const char *end;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+
+  end = strrchr (contents, ')');
+  return end != NULL && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+gboolean
+sk_test_process_gone (pid_t pid)
+{
+  /* Allow the kernel a brief moment to finish off a killed process. */
+  for (guint i = 0; i < 100; i++)
+    {
+      if ((kill (pid, 0) != 0 && errno == ESRCH) || is_zombie (pid))
+        return TRUE;
+      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+    }
+
+  return FALSE;
+}
+
+/* Returns the absolute path of the interpreter that `python3` from PATH
+ * runs. Where `python3` is a pyenv shim, every start through the shim costs
+ * most of a second; the interpreter itself starts at once.
+ */
+char *
+sk_test_find_python (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  const char *argv[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
+  char *path;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  path = g_strdup (g_strstrip (out));
+  g_assert_true (g_path_is_absolute (path));
+
+  return path;
+}
