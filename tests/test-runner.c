@@ -922,6 +922,46 @@ test_incremental (void)
   g_free (runs);
 }
 
+/* A run whose results never reached process.json, because the program was
+ * killed before saving it, still shows them the next time: the steps are up
+ * to date and their records hold what they reported.
+ */
+static void
+test_outputs_restored (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autoptr(SkProject) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  SkNode *chart;
+
+  workflow_add (wf, "1", "chart", NULL);
+  workflow_save (wf);
+  write_script (wf, "chart", NULL,
+                "    open(os.path.join(FOLDER, \"chart.svg\"), \"w\").write(\"<svg/>\")\n"
+                DEFAULT_COMPUTE);
+
+  /* The run's results are kept in memory only, as after a crash. */
+  sk_runner_set_save_results (runner, FALSE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+
+  reloaded = sk_project_load (wf->file, &error);
+  g_assert_no_error (error);
+  chart = sk_project_get_node_by_key (reloaded, "chart");
+  g_assert_cmpstr (sk_node_get_output_text (chart), ==, "");
+
+  g_clear_object (&wf->project);
+  wf->project = g_object_ref (reloaded);
+  sk_runner_set_save_results (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 0, 0, 1, 0);
+  sk_test_assert_contains (sk_node_get_output_text (chart), "done");
+  g_assert_cmpstr (sk_node_get_output_files (chart)[0], ==, "chart.svg");
+  g_assert_null (sk_node_get_output_files (chart)[1]);
+}
+
 static void
 test_run_false (void)
 {
@@ -1484,6 +1524,7 @@ main (int   argc,
   g_test_add_func ("/runner/cancel", test_cancel);
   g_test_add_func ("/runner/parallel", test_parallel);
   g_test_add_func ("/runner/incremental", test_incremental);
+  g_test_add_func ("/runner/outputs-restored", test_outputs_restored);
   g_test_add_func ("/runner/run-false", test_run_false);
   g_test_add_func ("/runner/select", test_select);
   g_test_add_func ("/runner/in-memory/chain", test_in_memory);

@@ -721,6 +721,7 @@ write_record (NodeRun    *node_run,
   g_autofree char *skele_folder = NULL;
   g_autofree char *temporary = NULL;
   g_autofree char *finished = NULL;
+  const char * const *files;
   g_autofree char *text = NULL;
   JsonNode *keys = NULL;
 
@@ -756,6 +757,19 @@ write_record (NodeRun    *node_run,
       json_builder_set_member_name (builder, "output_keys");
       json_builder_add_value (builder, json_node_copy (keys));
     }
+
+  /* A copy of what the run wrote into process.json, which a run that was
+   * killed before saving the workflow would otherwise lose.
+   */
+  json_builder_set_member_name (builder, "output_text");
+  json_builder_add_string_value (builder, sk_node_get_output_text (node_run->node));
+  json_builder_set_member_name (builder, "output_files");
+  json_builder_begin_array (builder);
+  files = sk_node_get_output_files (node_run->node);
+  for (guint i = 0; files[i] != NULL; i++)
+    json_builder_add_string_value (builder, files[i]);
+  json_builder_end_array (builder);
+
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);
@@ -772,6 +786,35 @@ write_record (NodeRun    *node_run,
   temporary = g_strconcat (path, ".tmp", NULL);
   if (g_file_set_contents_full (temporary, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL))
     g_rename (temporary, path);
+}
+
+/* Puts back the outputs of the run that made @record, in case the workflow
+ * file was not saved after it.
+ */
+static void
+restore_outputs (SkNode     *node,
+                 JsonObject *record)
+{
+  const char *text = object_get_string (record, "output_text");
+  JsonNode *files = json_object_get_member (record, "output_files");
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) strv = NULL;
+
+  if (text == NULL || files == NULL || !JSON_NODE_HOLDS_ARRAY (files))
+    return;
+
+  builder = g_strv_builder_new ();
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (files)); i++)
+    {
+      JsonNode *element = json_array_get_element (json_node_get_array (files), i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+        g_strv_builder_add (builder, json_node_get_string (element));
+    }
+  strv = g_strv_builder_end (builder);
+
+  sk_node_set_output_text (node, text);
+  sk_node_set_output_files (node, (const char * const *) strv);
 }
 
 /* Output files ----------------------------------------------------------- */
@@ -1612,6 +1655,7 @@ start_node (NodeRun *node_run)
       record_is_usable (record, node_run->folder_path, sk_node_get_key (node_run->node),
                         node_run->fingerprint))
     {
+      restore_outputs (node_run->node, record);
       complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
       return FALSE;
     }
