@@ -57,13 +57,15 @@ static void
 print_indented (const char *text,
                 guint       max_lines)
 {
+  g_autofree char *trimmed = NULL;
   g_auto(GStrv) lines = NULL;
   guint n;
 
   if (text == NULL || text[0] == '\0')
     return;
 
-  lines = g_strsplit (text, "\n", -1);
+  trimmed = g_strchomp (g_strdup (text));
+  lines = g_strsplit (trimmed, "\n", -1);
   n = g_strv_length (lines);
 
   for (guint i = 0; i < n && i < max_lines; i++)

@@ -56,6 +56,18 @@ def _describe_exception(exc):
     return f"{name}: {message}" if message else name
 
 
+def _format_traceback(exc):
+    """Formats @exc's traceback without the harness's own frames, which would
+    only distract from the node's code."""
+    import traceback
+
+    summary = traceback.TracebackException.from_exception(exc)
+    here = os.path.abspath(__file__)
+    frames = [f for f in summary.stack if os.path.abspath(f.filename) != here]
+    summary.stack = traceback.StackSummary.from_list(frames)
+    return "".join(summary.format())
+
+
 def _describe_types(output):
     types = {}
     for key, value in output.items():
@@ -164,18 +176,14 @@ def run_node(spec, memory=None):
     except NodeFailure as exc:
         result["error"] = str(exc)
         if exc.__cause__ is not None:
-            import traceback
-
-            result["traceback"] = "".join(traceback.format_exception(exc.__cause__))
+            result["traceback"] = _format_traceback(exc.__cause__)
     except KeyboardInterrupt:
         result["error"] = "The step was interrupted."
     except SystemExit as exc:
         result["error"] = f"The script called exit({exc.code!r}) instead of returning."
     except BaseException as exc:  # Node code may raise anything; report it all.
-        import traceback
-
         result["error"] = _short(_describe_exception(exc))
-        result["traceback"] = traceback.format_exc()
+        result["traceback"] = _format_traceback(exc)
     finally:
         sys.modules.pop(module_name, None)
         sys.path[:] = saved_path
