@@ -544,6 +544,7 @@ test_failed_exception (void)
   sk_test_assert_contains (sk_node_get_error_text (broken), "the totals do not add up");
   sk_test_assert_contains (sk_node_get_error_detail (broken), "Traceback");
   sk_test_assert_contains (sk_node_get_error_detail (broken), "broken.py");
+  g_assert_null (strstr (sk_node_get_error_detail (broken), "skele_harness"));
   sk_test_assert_contains (sk_node_get_output_text (broken), "about to divide");
   g_assert_false (sk_test_exists (wf->folder, "broken/broken.pkl"));
 
