@@ -1,0 +1,38 @@
+/* sk-layout.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sk-project.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SkLayoutPoint:
+ * @x: the horizontal coordinate of a node's centre, in canvas units
+ * @y: the vertical coordinate, growing downwards
+ */
+typedef struct
+{
+  double x;
+  double y;
+} SkLayoutPoint;
+
+void        sk_layout_arrange_async  (SkProject            *project,
+                                      double                node_width,
+                                      double                node_height,
+                                      GCancellable         *cancellable,
+                                      GAsyncReadyCallback   callback,
+                                      gpointer              user_data);
+GHashTable *sk_layout_arrange_finish (SkProject            *project,
+                                      GAsyncResult         *result,
+                                      GError              **error);
+void        sk_layout_apply          (SkProject            *project,
+                                      GHashTable           *positions);
+
+G_END_DECLS
