@@ -1,0 +1,37 @@
+/* sk-canvas.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sk-history.h"
+#include "sk-project.h"
+
+G_BEGIN_DECLS
+
+#define SK_TYPE_CANVAS (sk_canvas_get_type())
+
+G_DECLARE_FINAL_TYPE (SkCanvas, sk_canvas, SK, CANVAS, GtkWidget)
+
+GtkWidget  *sk_canvas_new               (void);
+SkProject  *sk_canvas_get_project       (SkCanvas   *self);
+void        sk_canvas_set_project       (SkCanvas   *self,
+                                         SkProject  *project);
+SkHistory  *sk_canvas_get_history       (SkCanvas   *self);
+void        sk_canvas_set_history       (SkCanvas   *self,
+                                         SkHistory  *history);
+SkNode     *sk_canvas_get_selected_node (SkCanvas   *self);
+void        sk_canvas_select_node       (SkCanvas   *self,
+                                         SkNode     *node);
+GPtrArray  *sk_canvas_get_selection     (SkCanvas   *self);
+double      sk_canvas_get_zoom          (SkCanvas   *self);
+void        sk_canvas_set_zoom          (SkCanvas   *self,
+                                         double      zoom);
+void        sk_canvas_scroll_to_node    (SkCanvas   *self,
+                                         SkNode     *node);
+
+G_END_DECLS

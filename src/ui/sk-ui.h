@@ -1,0 +1,15 @@
+/* sk-ui.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+void sk_ui_init (void);
+
+G_END_DECLS
