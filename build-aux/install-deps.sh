@@ -17,6 +17,7 @@ debian_packages=(
   libsoup-3.0-dev
   libgraphviz-dev
   libgtksourceview-5-dev
+  librsvg2-common
   meson
   ninja-build
   pkg-config
@@ -26,6 +27,7 @@ debian_packages=(
   desktop-file-utils
   appstream
   yelp-tools
+  flatpak-builder
   xvfb
   xauth
   xdotool
@@ -159,7 +161,8 @@ check_other() {
   say "Skele-Code needs: GLib >= 2.74, GTK >= 4.8, libadwaita >= 1.2, json-glib >= 1.6,"
   say "libsoup >= 3.2, GtkSourceView >= 5.6, Graphviz (libgvc/libcgraph), meson >= 0.63,"
   say "ninja, pkg-config, a C compiler, gettext and Python 3; the tests also use"
-  say "xvfb-run, xdotool, ImageMagick, yelp-tools, desktop-file-utils and appstream."
+  say "xvfb-run, xdotool, ImageMagick, yelp-tools, desktop-file-utils, appstream and"
+  say "flatpak-builder."
   say "not found or too old: ${problems[*]}"
   say "continuing; the build will tell whether anything essential is missing."
   return 0

@@ -1320,6 +1320,91 @@ test_add_remove (void)
   g_assert_cmpstr (removed->str, ==, "1;9;");
 }
 
+static char *
+node_order (SkProject *project)
+{
+  g_autoptr(JsonObject) json = sk_project_to_json (project);
+  g_autoptr(GList) ids = json_object_get_members (json_object_get_object_member (json, "nodes"));
+  GString *order = g_string_new (NULL);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (project));
+
+  /* The list model and the saved file agree on the order. */
+  g_assert_cmpuint (g_list_length (ids), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      g_assert_cmpstr (sk_node_get_id (node), ==, g_list_nth_data (ids, i));
+      g_string_append_printf (order, "%s%s", i > 0 ? "," : "", sk_node_get_id (node));
+    }
+
+  return g_string_free (order, FALSE);
+}
+
+static void
+test_insert (void)
+{
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkNode) first = sk_node_new ("7", "First");
+  g_autoptr(SkNode) middle = sk_node_new ("8", "Middle");
+  g_autoptr(SkNode) last = sk_node_new ("9", "Last");
+  g_autoptr(SkNode) again = sk_node_new ("2", "Again");
+  g_autoptr(GString) items = g_string_new (NULL);
+  g_autoptr(GString) added = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *order = NULL;
+  guint changed = 0;
+
+  project = load (sample_json, NULL);
+  g_signal_connect (project, "items-changed", G_CALLBACK (items_changed_cb), items);
+  g_signal_connect (project, "node-added", G_CALLBACK (node_signal_cb), added);
+  g_signal_connect (project, "changed", G_CALLBACK (count_cb), &changed);
+
+  g_assert_true (sk_project_insert_node (project, 0, first, &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_project_insert_node (project, 2, middle, &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_project_insert_node (project, 5, last, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (items->str, ==, "0-0+1;2-0+1;5-0+1;");
+  g_assert_cmpstr (added->str, ==, "7;8;9;");
+  g_assert_cmpuint (changed, ==, 3);
+  g_assert_true (sk_project_get_modified (project));
+  order = node_order (project);
+  g_assert_cmpstr (order, ==, "7,1,8,2,3,9");
+  g_assert_true (sk_project_get_node (project, "8") == middle);
+
+  /* An inserted node is followed like any other. */
+  sk_node_set_name (middle, "Middle step");
+  g_assert_cmpuint (changed, ==, 4);
+
+  /* Identifiers stay unique. */
+  g_assert_false (sk_project_insert_node (project, 1, again, &error));
+  g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_cmpstr (items->str, ==, "0-0+1;2-0+1;5-0+1;");
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 6);
+
+  /* Removing a node that no other node needs and inserting it at the same
+   * place gives the same file.
+   */
+  {
+    g_autoptr(SkNode) held = g_object_ref (sk_project_get_node (project, "2"));
+    g_autofree char *before = sk_project_to_data (project, NULL);
+    g_autofree char *after = NULL;
+    g_autofree char *again_order = NULL;
+
+    sk_project_remove_node (project, held);
+    g_assert_true (sk_project_insert_node (project, 3, held, &error));
+    g_assert_no_error (error);
+    after = sk_project_to_data (project, NULL);
+    g_assert_cmpstr (after, ==, before);
+    again_order = node_order (project);
+    g_assert_cmpstr (again_order, ==, "7,1,8,2,3,9");
+  }
+}
+
 static void
 test_key (gconstpointer data)
 {
@@ -1377,6 +1462,7 @@ main (int   argc,
   g_test_add_func ("/project/signals/node-changed", test_node_changed_signal);
   g_test_add_func ("/project/signals/modified", test_modified);
   g_test_add_func ("/project/signals/add-remove", test_add_remove);
+  g_test_add_func ("/project/signals/insert", test_insert);
 
   for (guint i = 0; i < G_N_ELEMENTS (key_cases); i++)
     {

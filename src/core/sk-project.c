@@ -13,7 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "sk-node-private.h"
-#include "sk-project.h"
+#include "sk-project-private.h"
 
 struct _SkProject
 {
@@ -192,9 +192,10 @@ node_notify_cb (SkProject  *self,
 
 static void
 attach_node (SkProject *self,
+             guint      position,
              SkNode    *node)
 {
-  g_ptr_array_add (self->nodes, g_object_ref (node));
+  g_ptr_array_insert (self->nodes, position, g_object_ref (node));
   g_hash_table_insert (self->by_id, g_strdup (sk_node_get_id (node)), node);
 
   g_signal_connect_object (node, "changed", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
@@ -688,7 +689,7 @@ apply_root (SkProject   *self,
                          _("In %s, %s."), who, (char *) g_ptr_array_index (messages, i));
           }
 
-        attach_node (self, node);
+        attach_node (self, self->nodes->len, node);
       }
 
     for (guint i = 0; state != NULL && i < state->duplicates->len; i++)
@@ -844,42 +845,41 @@ sk_project_load (GFile   *file,
   return sk_project_load_from_data (contents, length, folder, error);
 }
 
-/**
- * sk_project_to_json:
- * @self: a #SkProject
- *
- * Returns: (transfer full): the workflow in its canonical form
+/* Writes the workflow's members in their canonical order; the "nodes"
+ * member only when @with_nodes is set.
  */
-JsonObject *
-sk_project_to_json (SkProject *self)
+static JsonObject *
+project_to_json (SkProject *self,
+                 gboolean   with_nodes)
 {
   JsonObject *root;
-  JsonObject *nodes;
   g_autoptr(GList) members = NULL;
-
-  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
 
   root = json_object_new ();
   json_object_set_string_member (root, "process_name", self->name);
   json_object_set_string_member (root, "process_description", self->description);
 
-  nodes = json_object_new ();
-  for (guint i = 0; i < self->nodes->len; i++)
+  if (with_nodes)
     {
-      SkNode *node = g_ptr_array_index (self->nodes, i);
+      JsonObject *nodes = json_object_new ();
 
-      json_object_set_object_member (nodes, sk_node_get_id (node), sk_node_to_json (node));
-    }
+      for (guint i = 0; i < self->nodes->len; i++)
+        {
+          SkNode *node = g_ptr_array_index (self->nodes, i);
 
-  members = json_object_get_members (self->invalid_nodes);
-  for (const GList *l = members; l != NULL; l = l->next)
-    {
-      if (!json_object_has_member (nodes, l->data))
-        json_object_set_member (nodes, l->data,
-                                json_node_copy (json_object_get_member (self->invalid_nodes,
-                                                                        l->data)));
+          json_object_set_object_member (nodes, sk_node_get_id (node), sk_node_to_json (node));
+        }
+
+      members = json_object_get_members (self->invalid_nodes);
+      for (const GList *l = members; l != NULL; l = l->next)
+        {
+          if (!json_object_has_member (nodes, l->data))
+            json_object_set_member (nodes, l->data,
+                                    json_node_copy (json_object_get_member (self->invalid_nodes,
+                                                                            l->data)));
+        }
+      json_object_set_object_member (root, "nodes", nodes);
     }
-  json_object_set_object_member (root, "nodes", nodes);
 
   g_clear_pointer (&members, g_list_free);
   members = json_object_get_members (self->extra);
@@ -905,6 +905,105 @@ sk_project_to_json (SkProject *self)
     }
 
   return root;
+}
+
+/**
+ * sk_project_to_json:
+ * @self: a #SkProject
+ *
+ * Returns: (transfer full): the workflow in its canonical form
+ */
+JsonObject *
+sk_project_to_json (SkProject *self)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  return project_to_json (self, TRUE);
+}
+
+/*
+ * Returns what sk_project_to_json() writes besides "nodes": the process's
+ * name and description, the "skele" settings and the members this program
+ * does not know. It costs nothing per node.
+ */
+JsonObject *
+_sk_project_header_to_json (SkProject *self)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  return project_to_json (self, FALSE);
+}
+
+/*
+ * Applies @header, as _sk_project_header_to_json() returns it, and leaves
+ * the nodes alone. Undo uses it to put back the process's settings.
+ */
+void
+_sk_project_apply_header_json (SkProject  *self,
+                               JsonObject *header)
+{
+  g_autoptr(GList) members = NULL;
+  g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(JsonObject) skele_extra = NULL;
+  g_autofree char *python = NULL;
+  gboolean changed;
+
+  g_return_if_fail (SK_IS_PROJECT (self));
+  g_return_if_fail (header != NULL);
+
+  extra = json_object_new ();
+  skele_extra = json_object_new ();
+
+  members = json_object_get_members (header);
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      const char *member = l->data;
+      JsonNode *value = json_object_get_member (header, member);
+
+      if (g_str_equal (member, "process_name") ||
+          g_str_equal (member, "process_description") ||
+          g_str_equal (member, "nodes"))
+        continue;
+
+      if (g_str_equal (member, "skele") && JSON_NODE_HOLDS_OBJECT (value))
+        {
+          JsonObject *skele = json_node_get_object (value);
+          g_autoptr(GList) skele_members = json_object_get_members (skele);
+          const char *python_text = read_text_member (skele, "python", NULL);
+
+          for (const GList *s = skele_members; s != NULL; s = s->next)
+            {
+              if (g_str_equal (s->data, "python") && python_text[0] != '\0')
+                {
+                  python = g_strdup (python_text);
+                  continue;
+                }
+
+              json_object_set_member (skele_extra, s->data,
+                                      json_node_copy (json_object_get_member (skele, s->data)));
+            }
+          continue;
+        }
+
+      json_object_set_member (extra, member, json_node_copy (value));
+    }
+
+  changed = (g_strcmp0 (python, self->python) != 0 ||
+             !json_object_equal (extra, self->extra) ||
+             !json_object_equal (skele_extra, self->skele_extra));
+
+  g_free (self->python);
+  self->python = g_steal_pointer (&python);
+  g_clear_pointer (&self->extra, json_object_unref);
+  self->extra = g_steal_pointer (&extra);
+  g_clear_pointer (&self->skele_extra, json_object_unref);
+  self->skele_extra = g_steal_pointer (&skele_extra);
+
+  sk_project_set_name (self, read_text_member (header, "process_name", NULL));
+  sk_project_set_description (self, read_text_member (header, "process_description", NULL));
+
+  if (changed)
+    set_modified (self);
 }
 
 /**
@@ -1356,6 +1455,8 @@ sk_project_lookup_node (SkProject  *self,
  * @node: a node that belongs to no workflow
  * @error: return location for a #GError
  *
+ * Adds @node after the other nodes; see sk_project_insert_node().
+ *
  * Returns: %TRUE if @node was added; %FALSE if its identifier is taken
  */
 gboolean
@@ -1364,6 +1465,32 @@ sk_project_add_node (SkProject  *self,
                      GError    **error)
 {
   g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+
+  return sk_project_insert_node (self, self->nodes->len, node, error);
+}
+
+/**
+ * sk_project_insert_node:
+ * @self: a #SkProject
+ * @position: where @node goes in the list of nodes, at most the number of
+ *   nodes
+ * @node: a node that belongs to no workflow
+ * @error: return location for a #GError
+ *
+ * Adds @node so that it becomes the node at @position, which is also its
+ * place in the saved file. Undo uses it to put a deleted node back where it
+ * was.
+ *
+ * Returns: %TRUE if @node was added; %FALSE if its identifier is taken
+ */
+gboolean
+sk_project_insert_node (SkProject  *self,
+                        guint       position,
+                        SkNode     *node,
+                        GError    **error)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (position <= self->nodes->len, FALSE);
   g_return_val_if_fail (SK_IS_NODE (node), FALSE);
 
   if (g_hash_table_contains (self->by_id, sk_node_get_id (node)))
@@ -1374,10 +1501,10 @@ sk_project_add_node (SkProject  *self,
       return FALSE;
     }
 
-  attach_node (self, node);
+  attach_node (self, position, node);
   invalidate_graph (self);
 
-  g_list_model_items_changed (G_LIST_MODEL (self), self->nodes->len - 1, 0, 1);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_N_ITEMS]);
   g_signal_emit (self, signals [NODE_ADDED], 0, node);
   set_modified (self);

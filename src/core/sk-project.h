@@ -115,6 +115,10 @@ SkNode             *sk_project_lookup_node          (SkProject          *self,
 gboolean            sk_project_add_node             (SkProject          *self,
                                                      SkNode             *node,
                                                      GError            **error);
+gboolean            sk_project_insert_node          (SkProject          *self,
+                                                     guint               position,
+                                                     SkNode             *node,
+                                                     GError            **error);
 void                sk_project_remove_node          (SkProject          *self,
                                                      SkNode             *node);
 char               *sk_project_next_node_id         (SkProject          *self);

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "sk-application.h"
+#include "sk-files.h"
 #include "sk-ui.h"
 #include "sk-window.h"
 
@@ -135,58 +136,6 @@ sk_application_open (GApplication  *app,
     }
 }
 
-static gboolean
-copy_tree (GFile   *source,
-           GFile   *destination,
-           GError **error)
-{
-  g_autoptr(GFileEnumerator) children = NULL;
-
-  if (!g_file_make_directory_with_parents (destination, NULL, error))
-    {
-      if (!g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_EXISTS))
-        return FALSE;
-      g_clear_error (error);
-    }
-
-  children = g_file_enumerate_children (source,
-                                        G_FILE_ATTRIBUTE_STANDARD_NAME ","
-                                        G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                        NULL, error);
-  if (children == NULL)
-    return FALSE;
-
-  for (;;)
-    {
-      GFileInfo *info;
-      GFile *child;
-      g_autoptr(GFile) target = NULL;
-      const char *name;
-
-      if (!g_file_enumerator_iterate (children, &info, &child, NULL, error))
-        return FALSE;
-      if (info == NULL)
-        break;
-
-      name = g_file_info_get_name (info);
-      /* Run records and caches belong to the copy that produced them. */
-      if (g_str_equal (name, ".skele") || g_str_equal (name, "__pycache__") || g_str_equal (name, "meson.build"))
-        continue;
-
-      target = g_file_get_child (destination, name);
-      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-        {
-          if (!copy_tree (child, target, error))
-            return FALSE;
-        }
-      else if (!g_file_copy (child, target, G_FILE_COPY_NONE, NULL, NULL, NULL, error))
-        return FALSE;
-    }
-
-  return TRUE;
-}
-
 static GFile *
 find_example_source (void)
 {
@@ -238,7 +187,7 @@ sk_application_dup_example (SkApplication *self)
   if (g_file_query_exists (process, NULL))
     return g_steal_pointer (&copy);
 
-  if (!copy_tree (source, copy, &error))
+  if (!sk_copy_tree (source, copy, &error))
     {
       g_debug ("Could not copy the example: %s", error->message);
       return NULL;
@@ -374,7 +323,7 @@ sk_application_startup (GApplication *app)
     { "win.stop", { "<Shift>F5", NULL } },
     { "win.arrange", { "<Control><Shift>l", NULL } },
     { "win.edit-process", { "<Control>e", NULL } },
-    { "win.toggle-step-list", { "F9", NULL } },
+    { "win.show-step-list", { "F9", NULL } },
   };
 
   G_APPLICATION_CLASS (sk_application_parent_class)->startup (app);

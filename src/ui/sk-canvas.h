@@ -33,5 +33,6 @@ void        sk_canvas_set_zoom          (SkCanvas   *self,
                                          double      zoom);
 void        sk_canvas_scroll_to_node    (SkCanvas   *self,
                                          SkNode     *node);
+void        sk_canvas_arrange           (SkCanvas   *self);
 
 G_END_DECLS

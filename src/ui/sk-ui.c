@@ -9,6 +9,9 @@
 #include <gtk/gtk.h>
 
 #include "sk-canvas.h"
+#include "sk-code-cell.h"
+#include "sk-input-cell.h"
+#include "sk-output-cell.h"
 #include "sk-ui.h"
 #include "sk-ui-resources.h"
 
@@ -38,6 +41,9 @@ sk_ui_init (void)
       g_object_unref (provider);
 
       g_type_ensure (SK_TYPE_CANVAS);
+      g_type_ensure (SK_TYPE_CODE_CELL);
+      g_type_ensure (SK_TYPE_INPUT_CELL);
+      g_type_ensure (SK_TYPE_OUTPUT_CELL);
 
       g_once_init_leave (&initialized, 1);
     }

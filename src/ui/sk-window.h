@@ -27,5 +27,8 @@ void        sk_window_choose_new   (SkWindow      *self);
 void        sk_window_choose_open  (SkWindow      *self);
 void        sk_window_show_toast   (SkWindow      *self,
                                     const char    *message);
+gboolean    sk_window_save         (SkWindow      *self);
+void        sk_window_run_nodes    (SkWindow      *self,
+                                    GPtrArray     *nodes);
 
 G_END_DECLS

@@ -1,0 +1,1455 @@
+/* sk-history.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-history"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "sk-history-private.h"
+#include "sk-project-private.h"
+
+/* The history never asks its callers what they changed. It keeps the
+ * undoable state of every node as JSON, learns from signals which nodes were
+ * touched, and when a step closes it compares only those with what it kept.
+ * So a change made anywhere (canvas, cells, JSON editor) can be undone.
+ */
+
+typedef struct
+{
+  /* The node's identifier, or %NULL for the process's own members. */
+  char       *id;
+  /* The undoable state before and after the step; %NULL when the node did
+   * not exist.
+   */
+  JsonObject *before;
+  JsonObject *after;
+} Change;
+
+typedef enum
+{
+  OP_ADD,
+  OP_REMOVE,
+} OpKind;
+
+/* Nodes added and removed, in order, so that replaying them backwards puts
+ * every node back at its place in the list.
+ */
+typedef struct
+{
+  OpKind      kind;
+  guint       position;
+  char       *id;
+  /* The node's whole JSON, to create it again. */
+  JsonObject *json;
+} Op;
+
+typedef struct
+{
+  char       *label;
+  GPtrArray  *changes;
+  GPtrArray  *ops;
+  /* The one text member this step changed, when it can absorb the next. */
+  char       *merge_member;
+  gint64      time;
+} Step;
+
+struct _SkHistory
+{
+  GObject      parent_instance;
+
+  SkProject   *project;
+
+  /* Undoable state when the last step closed: identifier → JsonObject,
+   * and the process's own members.
+   */
+  GHashTable  *snapshot;
+  JsonObject  *header;
+
+  /* What happened since then: identifiers of touched nodes, and Ops. */
+  GHashTable  *dirty;
+  GPtrArray   *ops;
+
+  char        *group_label;
+  guint        depth;
+  guint        idle_id;
+  /* Where the list of nodes last changed, for the node signal after it. */
+  guint        pending_position;
+
+  GQueue       undo_steps;
+  GQueue       redo_steps;
+
+  gint64       merge_window_us;
+
+  /* What the properties said last, so that they notify only changes. */
+  char        *last_undo_label;
+  char        *last_redo_label;
+
+  guint        header_dirty : 1;
+  guint        applying : 1;
+  guint        can_merge : 1;
+  guint        last_can_undo : 1;
+  guint        last_can_redo : 1;
+};
+
+G_DEFINE_FINAL_TYPE (SkHistory, sk_history, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_PROJECT,
+  PROP_CAN_UNDO,
+  PROP_CAN_REDO,
+  PROP_UNDO_LABEL,
+  PROP_REDO_LABEL,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
+static void
+change_free (gpointer data)
+{
+  Change *change = data;
+
+  g_free (change->id);
+  g_clear_pointer (&change->before, json_object_unref);
+  g_clear_pointer (&change->after, json_object_unref);
+  g_free (change);
+}
+
+static void
+op_free (gpointer data)
+{
+  Op *op = data;
+
+  g_free (op->id);
+  g_clear_pointer (&op->json, json_object_unref);
+  g_free (op);
+}
+
+static void
+step_free (gpointer data)
+{
+  Step *step = data;
+
+  g_free (step->label);
+  g_clear_pointer (&step->changes, g_ptr_array_unref);
+  g_clear_pointer (&step->ops, g_ptr_array_unref);
+  g_free (step->merge_member);
+  g_free (step);
+}
+
+static JsonObject *
+ref0 (JsonObject *object)
+{
+  return object != NULL ? json_object_ref (object) : NULL;
+}
+
+static gboolean
+member_equal (JsonObject *a,
+              JsonObject *b,
+              const char *member)
+{
+  JsonNode *node_a = a != NULL ? json_object_get_member (a, member) : NULL;
+  JsonNode *node_b = b != NULL ? json_object_get_member (b, member) : NULL;
+
+  if (node_a == NULL || node_b == NULL)
+    return node_a == node_b;
+
+  return json_node_equal (node_a, node_b);
+}
+
+/* Calls @func for each member that @a or @b has and the other has not, or
+ * has with another value, until it returns %FALSE.
+ */
+static void
+foreach_changed_member (JsonObject *a,
+                        JsonObject *b,
+                        gboolean  (*func) (const char *member,
+                                           gpointer    data),
+                        gpointer    data)
+{
+  g_autoptr(GList) members_a = a != NULL ? json_object_get_members (a) : NULL;
+  g_autoptr(GList) members_b = b != NULL ? json_object_get_members (b) : NULL;
+
+  for (const GList *l = members_a; l != NULL; l = l->next)
+    {
+      if (!member_equal (a, b, l->data) && !func (l->data, data))
+        return;
+    }
+
+  for (const GList *l = members_b; l != NULL; l = l->next)
+    {
+      if ((a == NULL || !json_object_has_member (a, l->data)) && !func (l->data, data))
+        return;
+    }
+}
+
+typedef struct
+{
+  const char *first;
+  guint       count;
+} CountMembers;
+
+static gboolean
+count_member_cb (const char *member,
+                 gpointer    data)
+{
+  CountMembers *count = data;
+
+  if (count->count == 0)
+    count->first = member;
+  count->count++;
+
+  return count->count < 2;
+}
+
+static JsonObject *
+get_object0 (JsonObject *object,
+             const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
+}
+
+static gboolean
+is_string_member (JsonObject *object,
+                  const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  return node != NULL &&
+         JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+/*
+ * Returns the one member in which @before and @after differ when it holds
+ * typed text that a following change of the same text may join: a string,
+ * or the node's "input" when only its text changed.
+ */
+static const char *
+find_text_member (JsonObject *before,
+                  JsonObject *after)
+{
+  CountMembers count = { NULL, 0 };
+
+  if (before == NULL || after == NULL)
+    return NULL;
+
+  foreach_changed_member (before, after, count_member_cb, &count);
+  if (count.count != 1)
+    return NULL;
+
+  if (is_string_member (before, count.first) && is_string_member (after, count.first))
+    return count.first;
+
+  if (g_str_equal (count.first, "input"))
+    {
+      JsonObject *input_before = get_object0 (before, "input");
+      JsonObject *input_after = get_object0 (after, "input");
+      CountMembers inner = { NULL, 0 };
+
+      if (input_before == NULL || input_after == NULL)
+        return NULL;
+
+      foreach_changed_member (input_before, input_after, count_member_cb, &inner);
+      if (inner.count == 1 &&
+          g_str_equal (inner.first, "text") &&
+          is_string_member (input_before, "text") &&
+          is_string_member (input_after, "text"))
+        return count.first;
+    }
+
+  return NULL;
+}
+
+/* A node's undoable state: what is saved about it, less the results of its
+ * last run and the "skele" members that the runner and the agent keep; of
+ * "skele" only the canvas position.
+ */
+static JsonObject *
+node_state (SkNode *node)
+{
+  JsonObject *object = sk_node_to_json (node);
+  double x, y;
+
+  json_object_remove_member (object, "output");
+  json_object_remove_member (object, "skele");
+
+  if (sk_node_get_position (node, &x, &y))
+    {
+      JsonObject *skele = json_object_new ();
+
+      json_object_set_double_member (skele, "x", x);
+      json_object_set_double_member (skele, "y", y);
+      json_object_set_object_member (object, "skele", skele);
+    }
+
+  return object;
+}
+
+/* Gives @node the undoable state @state and keeps the rest. */
+static void
+apply_node_state (SkNode     *node,
+                  JsonObject *state)
+{
+  g_autoptr(JsonObject) current = sk_node_to_json (node);
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonObject) skele = json_object_new ();
+  g_autoptr(GList) members = json_object_get_members (state);
+  g_autoptr(GError) error = NULL;
+  JsonObject *current_skele;
+  JsonObject *state_skele;
+
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      if (g_str_equal (l->data, "skele"))
+        continue;
+
+      json_object_set_member (object, l->data,
+                              json_node_copy (json_object_get_member (state, l->data)));
+    }
+
+  if (json_object_has_member (current, "output"))
+    json_object_set_member (object, "output",
+                            json_node_copy (json_object_get_member (current, "output")));
+
+  current_skele = get_object0 (current, "skele");
+  if (current_skele != NULL)
+    {
+      g_autoptr(GList) skele_members = json_object_get_members (current_skele);
+
+      for (const GList *l = skele_members; l != NULL; l = l->next)
+        {
+          if (g_str_equal (l->data, "x") || g_str_equal (l->data, "y"))
+            continue;
+
+          json_object_set_member (skele, l->data,
+                                  json_node_copy (json_object_get_member (current_skele,
+                                                                          l->data)));
+        }
+    }
+
+  /* A node that had no position keeps the one it was given since: nodes
+   * cannot lose their place on the canvas.
+   */
+  state_skele = get_object0 (state, "skele");
+  if (state_skele != NULL)
+    {
+      json_object_set_double_member (skele, "x", json_object_get_double_member (state_skele, "x"));
+      json_object_set_double_member (skele, "y", json_object_get_double_member (state_skele, "y"));
+    }
+
+  if (json_object_get_size (skele) > 0)
+    json_object_set_object_member (object, "skele", g_steal_pointer (&skele));
+
+  if (!sk_node_update_from_json (node, object, &error))
+    g_warning ("Could not restore node %s: %s", sk_node_get_id (node), error->message);
+}
+
+static void
+schedule_close (SkHistory *self);
+
+static void
+mark_dirty (SkHistory  *self,
+            const char *id)
+{
+  if (!g_hash_table_contains (self->dirty, id))
+    g_hash_table_add (self->dirty, g_strdup (id));
+
+  schedule_close (self);
+}
+
+static void
+node_changed_cb (SkNode    *node,
+                 SkHistory *self)
+{
+  g_assert (SK_IS_NODE (node));
+  g_assert (SK_IS_HISTORY (self));
+
+  mark_dirty (self, sk_node_get_id (node));
+}
+
+static void
+watch_node (SkHistory *self,
+            SkNode    *node)
+{
+  g_signal_connect (node, "changed", G_CALLBACK (node_changed_cb), self);
+}
+
+static void
+add_op (SkHistory *self,
+        OpKind     kind,
+        SkNode    *node)
+{
+  Op *op = g_new0 (Op, 1);
+
+  op->kind = kind;
+  op->id = g_strdup (sk_node_get_id (node));
+  op->json = sk_node_to_json (node);
+  op->position = self->pending_position;
+
+  /* The list model said where the node went or was; trust it only when it
+   * agrees with the node, since another emission may have come between.
+   */
+  if (kind == OP_ADD)
+    {
+      g_autoptr(SkNode) there = g_list_model_get_item (G_LIST_MODEL (self->project),
+                                                       op->position);
+
+      if (there != node)
+        {
+          guint n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+
+          for (op->position = 0; op->position < n; op->position++)
+            {
+              g_autoptr(SkNode) each = g_list_model_get_item (G_LIST_MODEL (self->project),
+                                                              op->position);
+
+              if (each == node)
+                break;
+            }
+        }
+    }
+
+  g_ptr_array_add (self->ops, op);
+  self->pending_position = G_MAXUINT;
+}
+
+static void
+items_changed_cb (GListModel *model,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  SkHistory  *self)
+{
+  g_assert (SK_IS_HISTORY (self));
+
+  self->pending_position = position;
+}
+
+static void
+node_added_cb (SkProject *project,
+               SkNode    *node,
+               SkHistory *self)
+{
+  g_assert (SK_IS_PROJECT (project));
+  g_assert (SK_IS_NODE (node));
+  g_assert (SK_IS_HISTORY (self));
+
+  watch_node (self, node);
+
+  if (!self->applying)
+    add_op (self, OP_ADD, node);
+
+  mark_dirty (self, sk_node_get_id (node));
+}
+
+static void
+node_removed_cb (SkProject *project,
+                 SkNode    *node,
+                 SkHistory *self)
+{
+  g_assert (SK_IS_PROJECT (project));
+  g_assert (SK_IS_NODE (node));
+  g_assert (SK_IS_HISTORY (self));
+
+  g_signal_handlers_disconnect_by_func (node, node_changed_cb, self);
+
+  if (!self->applying)
+    {
+      /* Removal reports the position it removed at; without it, undo puts
+       * the node back last.
+       */
+      if (self->pending_position == G_MAXUINT)
+        self->pending_position = g_list_model_get_n_items (G_LIST_MODEL (project));
+
+      add_op (self, OP_REMOVE, node);
+    }
+
+  mark_dirty (self, sk_node_get_id (node));
+}
+
+static void
+project_changed_cb (SkProject *project,
+                    SkHistory *self)
+{
+  g_assert (SK_IS_PROJECT (project));
+  g_assert (SK_IS_HISTORY (self));
+
+  self->header_dirty = TRUE;
+  schedule_close (self);
+}
+
+static void
+take_snapshot (SkHistory *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+
+  g_hash_table_remove_all (self->snapshot);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
+
+      g_hash_table_insert (self->snapshot,
+                           g_strdup (sk_node_get_id (node)),
+                           node_state (node));
+    }
+
+  g_clear_pointer (&self->header, json_object_unref);
+  self->header = _sk_project_header_to_json (self->project);
+}
+
+/*
+ * Compares what was touched since the last step with the snapshot, brings
+ * the snapshot up to date and forgets what was touched. Differences go into
+ * @changes when it is not %NULL; identifiers of nodes that were touched,
+ * exist and did not change go into @unchanged.
+ */
+static void
+take_changes (SkHistory  *self,
+              GPtrArray  *changes,
+              GHashTable *unchanged)
+{
+  GHashTableIter iter;
+  const char *id;
+
+  g_hash_table_iter_init (&iter, self->dirty);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &id, NULL))
+    {
+      SkNode *node = sk_project_get_node (self->project, id);
+      JsonObject *before = g_hash_table_lookup (self->snapshot, id);
+      g_autoptr(JsonObject) after = node != NULL ? node_state (node) : NULL;
+
+      if (before == NULL && after == NULL)
+        continue;
+
+      if (before != NULL && after != NULL && json_object_equal (before, after))
+        {
+          if (unchanged != NULL)
+            g_hash_table_add (unchanged, g_strdup (id));
+          continue;
+        }
+
+      if (changes != NULL)
+        {
+          Change *change = g_new0 (Change, 1);
+
+          change->id = g_strdup (id);
+          change->before = ref0 (before);
+          change->after = ref0 (after);
+          g_ptr_array_add (changes, change);
+        }
+
+      if (after != NULL)
+        g_hash_table_insert (self->snapshot, g_strdup (id), g_steal_pointer (&after));
+      else
+        g_hash_table_remove (self->snapshot, id);
+    }
+
+  g_hash_table_remove_all (self->dirty);
+
+  if (self->header_dirty)
+    {
+      g_autoptr(JsonObject) header = _sk_project_header_to_json (self->project);
+
+      if (!json_object_equal (self->header, header))
+        {
+          if (changes != NULL)
+            {
+              Change *change = g_new0 (Change, 1);
+
+              change->before = json_object_ref (self->header);
+              change->after = json_object_ref (header);
+              g_ptr_array_add (changes, change);
+            }
+
+          g_clear_pointer (&self->header, json_object_unref);
+          self->header = g_steal_pointer (&header);
+        }
+
+      self->header_dirty = FALSE;
+    }
+}
+
+typedef struct
+{
+  guint added;
+  guint removed;
+  guint edited;
+
+  guint process_edited : 1;
+  guint process_renamed_only : 1;
+  guint connected : 1;
+  guint disconnected : 1;
+} Summary;
+
+static gboolean
+collect_member_cb (const char *member,
+                   gpointer    data)
+{
+  GHashTable *members = data;
+
+  g_hash_table_add (members, (gpointer) member);
+  return TRUE;
+}
+
+static gboolean
+array_has_string (JsonArray  *array,
+                  const char *value)
+{
+  guint length = array != NULL ? json_array_get_length (array) : 0;
+
+  for (guint i = 0; i < length; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) &&
+          json_node_get_value_type (element) == G_TYPE_STRING &&
+          g_str_equal (json_node_get_string (element), value))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* Returns whether a text in @from is missing from @to. */
+static gboolean
+array_lost_any (JsonArray *from,
+                JsonArray *to)
+{
+  guint length = from != NULL ? json_array_get_length (from) : 0;
+
+  for (guint i = 0; i < length; i++)
+    {
+      JsonNode *element = json_array_get_element (from, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) &&
+          json_node_get_value_type (element) == G_TYPE_STRING &&
+          !array_has_string (to, json_node_get_string (element)))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static JsonArray *
+get_array0 (JsonObject *object,
+            const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+
+  return json_node_get_array (node);
+}
+
+/* Names a step by what it changed, as the Undo menu item shows it. */
+static char *
+describe_step (Step *step)
+{
+  /* Member names, owned by the changes' JSON. */
+  g_autoptr(GHashTable) members = g_hash_table_new (g_str_hash, g_str_equal);
+  Summary summary = { 0, };
+
+  for (guint i = 0; i < step->changes->len; i++)
+    {
+      Change *change = g_ptr_array_index (step->changes, i);
+
+      if (change->id == NULL)
+        {
+          CountMembers count = { NULL, 0 };
+
+          foreach_changed_member (change->before, change->after, count_member_cb, &count);
+          summary.process_edited = TRUE;
+          summary.process_renamed_only = count.count == 1 &&
+                                         g_str_equal (count.first, "process_name");
+        }
+      else if (change->before == NULL)
+        {
+          summary.added++;
+        }
+      else if (change->after == NULL)
+        {
+          summary.removed++;
+        }
+      else
+        {
+          summary.edited++;
+          foreach_changed_member (change->before, change->after, collect_member_cb, members);
+
+          if (!member_equal (change->before, change->after, "priors"))
+            {
+              JsonArray *old_priors = get_array0 (change->before, "priors");
+              JsonArray *new_priors = get_array0 (change->after, "priors");
+
+              if (array_lost_any (new_priors, old_priors))
+                summary.connected = TRUE;
+              if (array_lost_any (old_priors, new_priors))
+                summary.disconnected = TRUE;
+            }
+        }
+    }
+
+  if (summary.added > 0 && summary.removed == 0)
+    return g_strdup (summary.added == 1 ? _("Add Step") : _("Add Steps"));
+
+  if (summary.removed > 0 && summary.added == 0)
+    return g_strdup (summary.removed == 1 ? _("Delete Step") : _("Delete Steps"));
+
+  if (summary.added > 0 || summary.process_edited)
+    {
+      if (summary.process_renamed_only && summary.edited == 0 && summary.added == 0)
+        return g_strdup (_("Rename Workflow"));
+
+      return g_strdup (_("Edit Workflow"));
+    }
+
+  if (summary.edited == 0)
+    return g_strdup (_("Edit Workflow"));
+
+  if (g_hash_table_size (members) == 1)
+    {
+      if (g_hash_table_contains (members, "priors"))
+        {
+          if (summary.connected && !summary.disconnected)
+            return g_strdup (_("Connect Steps"));
+          if (summary.disconnected && !summary.connected)
+            return g_strdup (_("Disconnect Steps"));
+          return g_strdup (_("Change Connections"));
+        }
+
+      if (g_hash_table_contains (members, "skele"))
+        return g_strdup (summary.edited == 1 ? _("Move Step") : _("Move Steps"));
+
+      if (summary.edited == 1)
+        {
+          if (g_hash_table_contains (members, "name"))
+            return g_strdup (_("Rename Step"));
+          if (g_hash_table_contains (members, "input"))
+            return g_strdup (_("Edit Task"));
+          if (g_hash_table_contains (members, "description"))
+            return g_strdup (_("Edit Description"));
+        }
+    }
+
+  return g_strdup (summary.edited == 1 ? _("Edit Step") : _("Edit Steps"));
+}
+
+static void
+update_properties (SkHistory *self)
+{
+  gboolean can_undo = !g_queue_is_empty (&self->undo_steps);
+  gboolean can_redo = !g_queue_is_empty (&self->redo_steps);
+  const char *undo_label = sk_history_get_undo_label (self);
+  const char *redo_label = sk_history_get_redo_label (self);
+
+  g_object_freeze_notify (G_OBJECT (self));
+
+  if (self->last_can_undo != can_undo)
+    {
+      self->last_can_undo = can_undo;
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_CAN_UNDO]);
+    }
+
+  if (self->last_can_redo != can_redo)
+    {
+      self->last_can_redo = can_redo;
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_CAN_REDO]);
+    }
+
+  if (g_strcmp0 (self->last_undo_label, undo_label) != 0)
+    {
+      g_free (self->last_undo_label);
+      self->last_undo_label = g_strdup (undo_label);
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_UNDO_LABEL]);
+    }
+
+  if (g_strcmp0 (self->last_redo_label, redo_label) != 0)
+    {
+      g_free (self->last_redo_label);
+      self->last_redo_label = g_strdup (redo_label);
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_REDO_LABEL]);
+    }
+
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+static void
+clear_redo (SkHistory *self)
+{
+  g_queue_clear_full (&self->redo_steps, step_free);
+}
+
+/*
+ * Folds @step into the last undo step when both changed the same text of
+ * the same node a moment apart, as typing does. Returns %TRUE if @step was
+ * consumed.
+ */
+static gboolean
+merge_step (SkHistory *self,
+            Step      *step)
+{
+  Step *last = g_queue_peek_head (&self->undo_steps);
+  Change *last_change;
+  Change *change;
+
+  if (last == NULL ||
+      !self->can_merge ||
+      step->merge_member == NULL ||
+      last->merge_member == NULL ||
+      !g_str_equal (step->merge_member, last->merge_member) ||
+      g_strcmp0 (step->label, last->label) != 0 ||
+      step->time - last->time >= self->merge_window_us)
+    return FALSE;
+
+  last_change = g_ptr_array_index (last->changes, 0);
+  change = g_ptr_array_index (step->changes, 0);
+  if (g_strcmp0 (last_change->id, change->id) != 0)
+    return FALSE;
+
+  g_clear_pointer (&last_change->after, json_object_unref);
+  last_change->after = json_object_ref (change->after);
+  last->time = step->time;
+
+  /* Typing that ends where it began leaves nothing to undo. */
+  if (json_object_equal (last_change->before, last_change->after))
+    {
+      step_free (g_queue_pop_head (&self->undo_steps));
+      self->can_merge = FALSE;
+    }
+
+  step_free (step);
+  return TRUE;
+}
+
+static gboolean
+ops_touch_any (GPtrArray  *ops,
+               GHashTable *ids)
+{
+  for (guint i = 0; i < ops->len; i++)
+    {
+      Op *op = g_ptr_array_index (ops, i);
+
+      if (g_hash_table_contains (ids, op->id))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static void
+close_step (SkHistory  *self,
+            const char *label)
+{
+  g_autoptr(GHashTable) unchanged = NULL;
+  g_autoptr(GPtrArray) ops = NULL;
+  Step *step;
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+
+  if (g_hash_table_size (self->dirty) == 0 && !self->header_dirty && self->ops->len == 0)
+    return;
+
+  unchanged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  step = g_new0 (Step, 1);
+  step->changes = g_ptr_array_new_with_free_func (change_free);
+  take_changes (self, step->changes, unchanged);
+
+  ops = g_steal_pointer (&self->ops);
+  self->ops = g_ptr_array_new_with_free_func (op_free);
+
+  /* Nodes added and removed again, and changes the history does not undo
+   * (results, run state), leave no step. A node removed and added back the
+   * same is kept: its place in the list may have changed.
+   */
+  if (step->changes->len == 0 && !ops_touch_any (ops, unchanged))
+    {
+      step_free (step);
+      return;
+    }
+
+  step->ops = g_steal_pointer (&ops);
+  step->time = g_get_monotonic_time ();
+  step->label = label != NULL ? g_strdup (label) : describe_step (step);
+
+  if (step->ops->len == 0 && step->changes->len == 1)
+    {
+      Change *change = g_ptr_array_index (step->changes, 0);
+
+      step->merge_member = g_strdup (find_text_member (change->before, change->after));
+    }
+
+  clear_redo (self);
+
+  if (!merge_step (self, step))
+    {
+      g_queue_push_head (&self->undo_steps, step);
+      while (g_queue_get_length (&self->undo_steps) > SK_HISTORY_MAX_STEPS)
+        step_free (g_queue_pop_tail (&self->undo_steps));
+      self->can_merge = TRUE;
+    }
+
+  update_properties (self);
+}
+
+static gboolean
+close_idle_cb (gpointer data)
+{
+  SkHistory *self = data;
+
+  g_assert (SK_IS_HISTORY (self));
+
+  self->idle_id = 0;
+  close_step (self, NULL);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_close (SkHistory *self)
+{
+  if (self->applying || self->depth > 0 || self->idle_id != 0)
+    return;
+
+  /* One main loop dispatch is one step: a high priority idle runs before
+   * the next input event is handled.
+   */
+  self->idle_id = g_idle_add_full (G_PRIORITY_HIGH, close_idle_cb, self, NULL);
+  g_source_set_name_by_id (self->idle_id, "[sk-history] close step");
+}
+
+static void
+insert_node_from_json (SkHistory *self,
+                       Op        *op)
+{
+  g_autoptr(SkNode) node = sk_node_new_from_json (op->id, op->json);
+  g_autoptr(GError) error = NULL;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+
+  if (!sk_project_insert_node (self->project, MIN (op->position, n), node, &error))
+    g_warning ("Could not restore node %s: %s", op->id, error->message);
+}
+
+static void
+remove_node_by_id (SkHistory  *self,
+                   const char *id)
+{
+  SkNode *node = sk_project_get_node (self->project, id);
+
+  if (node != NULL)
+    sk_project_remove_node (self->project, node);
+}
+
+/* Puts the workflow in the state before (@undo) or after @step. */
+static void
+apply_step (SkHistory *self,
+            Step      *step,
+            gboolean   undo)
+{
+  self->applying = TRUE;
+
+  /* Nodes first, in the opposite order for undo, so that each goes back to
+   * its place and removed nodes exist again before edges point at them.
+   */
+  for (guint i = 0; i < step->ops->len; i++)
+    {
+      Op *op = g_ptr_array_index (step->ops, undo ? step->ops->len - 1 - i : i);
+
+      if ((op->kind == OP_ADD) == undo)
+        remove_node_by_id (self, op->id);
+      else
+        insert_node_from_json (self, op);
+    }
+
+  for (guint i = 0; i < step->changes->len; i++)
+    {
+      Change *change = g_ptr_array_index (step->changes, i);
+      JsonObject *state = undo ? change->before : change->after;
+      SkNode *node;
+
+      if (state == NULL)
+        continue;
+
+      if (change->id == NULL)
+        {
+          _sk_project_apply_header_json (self->project, state);
+          continue;
+        }
+
+      node = sk_project_get_node (self->project, change->id);
+      if (node != NULL)
+        apply_node_state (node, state);
+    }
+
+  self->applying = FALSE;
+
+  /* The snapshot follows what applying the step touched, without a step. */
+  take_changes (self, NULL, NULL);
+  g_ptr_array_set_size (self->ops, 0);
+  self->pending_position = G_MAXUINT;
+}
+
+static void
+sk_history_constructed (GObject *object)
+{
+  SkHistory *self = (SkHistory *)object;
+  guint n;
+
+  G_OBJECT_CLASS (sk_history_parent_class)->constructed (object);
+
+  g_return_if_fail (SK_IS_PROJECT (self->project));
+
+  take_snapshot (self);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
+
+      watch_node (self, node);
+    }
+
+  g_signal_connect (self->project, "items-changed", G_CALLBACK (items_changed_cb), self);
+  g_signal_connect (self->project, "node-added", G_CALLBACK (node_added_cb), self);
+  g_signal_connect (self->project, "node-removed", G_CALLBACK (node_removed_cb), self);
+  g_signal_connect (self->project, "changed", G_CALLBACK (project_changed_cb), self);
+}
+
+static void
+sk_history_dispose (GObject *object)
+{
+  SkHistory *self = (SkHistory *)object;
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+
+  if (self->project != NULL)
+    {
+      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
+
+          g_signal_handlers_disconnect_by_func (node, node_changed_cb, self);
+        }
+
+      g_signal_handlers_disconnect_by_data (self->project, self);
+      g_clear_object (&self->project);
+    }
+
+  g_queue_clear_full (&self->undo_steps, step_free);
+  g_queue_clear_full (&self->redo_steps, step_free);
+  g_clear_pointer (&self->header, json_object_unref);
+
+  G_OBJECT_CLASS (sk_history_parent_class)->dispose (object);
+}
+
+static void
+sk_history_finalize (GObject *object)
+{
+  SkHistory *self = (SkHistory *)object;
+
+  g_clear_pointer (&self->snapshot, g_hash_table_unref);
+  g_clear_pointer (&self->dirty, g_hash_table_unref);
+  g_clear_pointer (&self->ops, g_ptr_array_unref);
+  g_clear_pointer (&self->group_label, g_free);
+  g_clear_pointer (&self->last_undo_label, g_free);
+  g_clear_pointer (&self->last_redo_label, g_free);
+
+  G_OBJECT_CLASS (sk_history_parent_class)->finalize (object);
+}
+
+static void
+sk_history_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  SkHistory *self = SK_HISTORY (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      g_value_set_object (value, self->project);
+      break;
+
+    case PROP_CAN_UNDO:
+      g_value_set_boolean (value, sk_history_get_can_undo (self));
+      break;
+
+    case PROP_CAN_REDO:
+      g_value_set_boolean (value, sk_history_get_can_redo (self));
+      break;
+
+    case PROP_UNDO_LABEL:
+      g_value_set_string (value, sk_history_get_undo_label (self));
+      break;
+
+    case PROP_REDO_LABEL:
+      g_value_set_string (value, sk_history_get_redo_label (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sk_history_set_property (GObject      *object,
+                         guint         prop_id,
+                         const GValue *value,
+                         GParamSpec   *pspec)
+{
+  SkHistory *self = SK_HISTORY (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      self->project = g_value_dup_object (value);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sk_history_class_init (SkHistoryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = sk_history_constructed;
+  object_class->dispose = sk_history_dispose;
+  object_class->finalize = sk_history_finalize;
+  object_class->get_property = sk_history_get_property;
+  object_class->set_property = sk_history_set_property;
+
+  /**
+   * SkHistory:project:
+   *
+   * The workflow whose changes are recorded.
+   */
+  properties [PROP_PROJECT] =
+    g_param_spec_object ("project", NULL, NULL, SK_TYPE_PROJECT,
+                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkHistory:can-undo:
+   *
+   * Whether there is a step to undo.
+   */
+  properties [PROP_CAN_UNDO] =
+    g_param_spec_boolean ("can-undo", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkHistory:can-redo:
+   *
+   * Whether there is an undone step to redo.
+   */
+  properties [PROP_CAN_REDO] =
+    g_param_spec_boolean ("can-redo", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkHistory:undo-label:
+   *
+   * What undo would undo, such as "Move Step", or %NULL.
+   */
+  properties [PROP_UNDO_LABEL] =
+    g_param_spec_string ("undo-label", NULL, NULL, NULL,
+                         (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkHistory:redo-label:
+   *
+   * What redo would redo, or %NULL.
+   */
+  properties [PROP_REDO_LABEL] =
+    g_param_spec_string ("redo-label", NULL, NULL, NULL,
+                         (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+sk_history_init (SkHistory *self)
+{
+  self->snapshot = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify) json_object_unref);
+  self->dirty = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->ops = g_ptr_array_new_with_free_func (op_free);
+  self->pending_position = G_MAXUINT;
+  self->merge_window_us = SK_HISTORY_MERGE_WINDOW_US;
+  g_queue_init (&self->undo_steps);
+  g_queue_init (&self->redo_steps);
+}
+
+/**
+ * sk_history_new:
+ * @project: the workflow to follow
+ *
+ * Creates an undo history for @project. From then on every change to what
+ * is saved about @project becomes an undoable step, whoever makes it; the
+ * results of runs do not.
+ *
+ * Returns: (transfer full): a new #SkHistory
+ */
+SkHistory *
+sk_history_new (SkProject *project)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+
+  return g_object_new (SK_TYPE_HISTORY, "project", project, NULL);
+}
+
+/**
+ * sk_history_get_project:
+ * @self: a #SkHistory
+ *
+ * Returns: (transfer none): the workflow whose changes @self records
+ */
+SkProject *
+sk_history_get_project (SkHistory *self)
+{
+  g_return_val_if_fail (SK_IS_HISTORY (self), NULL);
+
+  return self->project;
+}
+
+/**
+ * sk_history_begin:
+ * @self: a #SkHistory
+ * @label: (nullable): what the step does, such as "Move Step", or %NULL to
+ *   name it by what changed
+ *
+ * Starts a group of changes that are undone together, such as a drag on
+ * the canvas. Groups nest: the changes up to the matching outermost
+ * sk_history_end() make one step, named by the outermost @label. Changes
+ * made before this call form a step of their own.
+ */
+void
+sk_history_begin (SkHistory  *self,
+                  const char *label)
+{
+  g_return_if_fail (SK_IS_HISTORY (self));
+
+  if (self->depth == 0)
+    {
+      close_step (self, NULL);
+      g_free (self->group_label);
+      self->group_label = g_strdup (label);
+    }
+
+  self->depth++;
+}
+
+/**
+ * sk_history_end:
+ * @self: a #SkHistory
+ *
+ * Ends a group started with sk_history_begin(). Ending the outermost group
+ * records its changes as one step.
+ */
+void
+sk_history_end (SkHistory *self)
+{
+  g_autofree char *label = NULL;
+
+  g_return_if_fail (SK_IS_HISTORY (self));
+  g_return_if_fail (self->depth > 0);
+
+  self->depth--;
+  if (self->depth > 0)
+    return;
+
+  label = g_steal_pointer (&self->group_label);
+  close_step (self, label);
+}
+
+/**
+ * sk_history_flush:
+ * @self: a #SkHistory
+ *
+ * Records the changes made outside a group as a step now rather than when
+ * the main loop is next idle. Does nothing while a group is open.
+ */
+void
+sk_history_flush (SkHistory *self)
+{
+  g_return_if_fail (SK_IS_HISTORY (self));
+
+  if (self->depth == 0)
+    close_step (self, NULL);
+}
+
+gboolean
+sk_history_get_can_undo (SkHistory *self)
+{
+  g_return_val_if_fail (SK_IS_HISTORY (self), FALSE);
+
+  return !g_queue_is_empty (&self->undo_steps);
+}
+
+gboolean
+sk_history_get_can_redo (SkHistory *self)
+{
+  g_return_val_if_fail (SK_IS_HISTORY (self), FALSE);
+
+  return !g_queue_is_empty (&self->redo_steps);
+}
+
+/**
+ * sk_history_get_undo_label:
+ * @self: a #SkHistory
+ *
+ * Returns: (nullable): what sk_history_undo() would undo, in the user's
+ *   language, such as "Move Step"
+ */
+const char *
+sk_history_get_undo_label (SkHistory *self)
+{
+  Step *step;
+
+  g_return_val_if_fail (SK_IS_HISTORY (self), NULL);
+
+  step = g_queue_peek_head (&self->undo_steps);
+  return step != NULL ? step->label : NULL;
+}
+
+/**
+ * sk_history_get_redo_label:
+ * @self: a #SkHistory
+ *
+ * Returns: (nullable): what sk_history_redo() would redo
+ */
+const char *
+sk_history_get_redo_label (SkHistory *self)
+{
+  Step *step;
+
+  g_return_val_if_fail (SK_IS_HISTORY (self), NULL);
+
+  step = g_queue_peek_head (&self->redo_steps);
+  return step != NULL ? step->label : NULL;
+}
+
+/**
+ * sk_history_undo:
+ * @self: a #SkHistory
+ *
+ * Records pending changes, then puts the workflow back as it was before the
+ * last step: deleted nodes return at their place with their connections,
+ * added nodes go. The results of runs are left as they are.
+ *
+ * Returns: %TRUE if a step was undone; %FALSE if there was none, or a group
+ *   is open
+ */
+gboolean
+sk_history_undo (SkHistory *self)
+{
+  Step *step;
+
+  g_return_val_if_fail (SK_IS_HISTORY (self), FALSE);
+
+  if (self->depth > 0)
+    return FALSE;
+
+  close_step (self, NULL);
+
+  step = g_queue_pop_head (&self->undo_steps);
+  if (step == NULL)
+    return FALSE;
+
+  apply_step (self, step, TRUE);
+  g_queue_push_head (&self->redo_steps, step);
+  self->can_merge = FALSE;
+  update_properties (self);
+
+  return TRUE;
+}
+
+/**
+ * sk_history_redo:
+ * @self: a #SkHistory
+ *
+ * Records pending changes, then makes the last undone step again. A new
+ * change forgets the undone steps.
+ *
+ * Returns: %TRUE if a step was redone; %FALSE if there was none, or a group
+ *   is open
+ */
+gboolean
+sk_history_redo (SkHistory *self)
+{
+  Step *step;
+
+  g_return_val_if_fail (SK_IS_HISTORY (self), FALSE);
+
+  if (self->depth > 0)
+    return FALSE;
+
+  close_step (self, NULL);
+
+  step = g_queue_pop_head (&self->redo_steps);
+  if (step == NULL)
+    return FALSE;
+
+  apply_step (self, step, FALSE);
+  g_queue_push_head (&self->undo_steps, step);
+  self->can_merge = FALSE;
+  update_properties (self);
+
+  return TRUE;
+}
+
+/**
+ * sk_history_clear:
+ * @self: a #SkHistory
+ *
+ * Forgets every step and takes the workflow as it is now as the starting
+ * point, as after loading or reverting it.
+ */
+void
+sk_history_clear (SkHistory *self)
+{
+  g_return_if_fail (SK_IS_HISTORY (self));
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+  g_queue_clear_full (&self->undo_steps, step_free);
+  g_queue_clear_full (&self->redo_steps, step_free);
+  g_hash_table_remove_all (self->dirty);
+  g_ptr_array_set_size (self->ops, 0);
+  self->header_dirty = FALSE;
+  self->pending_position = G_MAXUINT;
+  self->can_merge = FALSE;
+
+  take_snapshot (self);
+  update_properties (self);
+}
+
+/*
+ * Sets how soon after the last step a change of the same text must come to
+ * join it; 0 turns joining off.
+ */
+void
+_sk_history_set_merge_window_us (SkHistory *self,
+                                 gint64     window_us)
+{
+  g_return_if_fail (SK_IS_HISTORY (self));
+  g_return_if_fail (window_us >= 0);
+
+  self->merge_window_us = window_us;
+}

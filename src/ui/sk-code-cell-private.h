@@ -1,0 +1,17 @@
+/* sk-code-cell-private.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "sk-code-cell.h"
+
+G_BEGIN_DECLS
+
+/* What "Clear Code" does once the user confirmed it; the widget tests call
+ * it directly because they cannot click the dialog. */
+void _sk_code_cell_clear_code (SkCodeCell *self);
+
+G_END_DECLS

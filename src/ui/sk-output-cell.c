@@ -1,0 +1,963 @@
+/* sk-output-cell.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-output-cell"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "sk-output-cell.h"
+
+#define TEXT_PREVIEW_LIMIT (64 * 1024)
+#define PICTURE_MIN_HEIGHT 160
+#define PICTURE_MAX_HEIGHT 360
+
+struct _SkOutputCell
+{
+  GtkWidget          parent_instance;
+
+  /* template widgets */
+  GtkBox            *card;
+  GtkStack          *stack;
+  GtkBox            *state_box;
+  GtkStack          *state_icon_stack;
+  GtkImage          *state_image;
+  GtkSpinner        *state_spinner;
+  GtkLabel          *state_label;
+  GtkButton         *open_folder_button;
+  GtkLabel          *no_output_label;
+  GtkLabel          *output_label;
+  GtkBox            *error_box;
+  GtkLabel          *error_label;
+  GtkExpander       *details_expander;
+  GtkTextView       *detail_view;
+  GtkBox            *files_box;
+  GtkDropDown       *files_drop_down;
+  GtkButton         *open_button;
+  GtkStack          *preview_stack;
+  GtkScrolledWindow *picture_scroller;
+  GtkPicture        *picture;
+  GtkTextView       *text_preview;
+  GtkLabel          *truncated_label;
+  GtkLabel          *preview_error_label;
+
+  /* owned refs */
+  SkProject         *project;
+  SkNode            *node;
+  GSignalGroup      *node_signals;
+  GtkStringList     *files;
+  GCancellable      *preview_cancellable;
+  GCancellable      *cancellable;
+
+  /* One of "none", "image", "text", "unsupported" and "error". */
+  const char        *preview_kind;
+
+  guint              updating_files : 1;
+};
+
+typedef enum
+{
+  PREVIEW_NONE,
+  PREVIEW_IMAGE,
+  PREVIEW_TEXT,
+  PREVIEW_UNSUPPORTED,
+  PREVIEW_ERROR,
+} PreviewKind;
+
+/* Everything here may be finalized in the worker thread. */
+typedef struct
+{
+  GFile       *file;
+  PreviewKind  kind;
+  GdkTexture  *texture;
+  char        *text;
+  gboolean     truncated;
+  gboolean     was_image;
+} PreviewData;
+
+G_DEFINE_FINAL_TYPE (SkOutputCell, sk_output_cell, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_PROJECT,
+  PROP_NODE,
+  PROP_PREVIEW_KIND,
+  N_PROPS
+};
+
+enum {
+  MESSAGE,
+  PREVIEW_LOADED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties [N_PROPS];
+static guint signals [N_SIGNALS];
+
+static const char * const preview_kind_names[] = {
+  "none", "image", "text", "unsupported", "error",
+};
+
+static const char * const image_extensions[] = {
+  "png", "jpg", "jpeg", "svg", "svgz", "gif", "bmp", "tif", "tiff", NULL
+};
+
+static const char * const image_types[] = {
+  "image/png", "image/jpeg", "image/svg+xml", "image/svg+xml-compressed",
+  "image/gif", "image/bmp", "image/tiff", NULL
+};
+
+static const char * const text_extensions[] = {
+  "txt", "md", "markdown", "rst", "csv", "tsv", "json", "jsonl", "ndjson",
+  "log", "py", "r", "sql", "sh", "yaml", "yml", "toml", "ini", "cfg", "conf",
+  "xml", "html", "htm", "tex", "js", "c", "h", "diff", "patch", NULL
+};
+
+static void
+preview_data_free (PreviewData *data)
+{
+  g_clear_object (&data->file);
+  g_clear_object (&data->texture);
+  g_clear_pointer (&data->text, g_free);
+  g_free (data);
+}
+
+static gboolean
+has_extension (const char         *name,
+               const char * const *extensions)
+{
+  const char *dot = strrchr (name, '.');
+  g_autofree char *lower = NULL;
+
+  if (dot == NULL || strchr (dot, '/') != NULL)
+    return FALSE;
+
+  lower = g_ascii_strdown (dot + 1, -1);
+  return g_strv_contains (extensions, lower);
+}
+
+static GFile *
+resolve_file (SkOutputCell *self,
+              const char   *name)
+{
+  g_autoptr(GFile) folder = NULL;
+
+  if (g_path_is_absolute (name))
+    return g_file_new_for_path (name);
+
+  if (self->project == NULL || self->node == NULL)
+    return NULL;
+
+  folder = sk_project_get_node_folder (self->project, self->node);
+  if (folder == NULL)
+    return NULL;
+
+  return g_file_resolve_relative_path (folder, name);
+}
+
+/* "no such file" → "No such file." */
+static char *
+as_sentence (const char *text)
+{
+  GString *sentence;
+  gsize len;
+
+  sentence = g_string_new (NULL);
+  if (g_utf8_validate (text, -1, NULL) && text[0] != '\0')
+    {
+      g_string_append_unichar (sentence, g_unichar_totitle (g_utf8_get_char (text)));
+      g_string_append (sentence, g_utf8_next_char (text));
+    }
+  else
+    g_string_append (sentence, text);
+
+  while (sentence->len > 0 && g_ascii_isspace (sentence->str[sentence->len - 1]))
+    g_string_truncate (sentence, sentence->len - 1);
+
+  len = sentence->len;
+  if (len > 0 && strchr (".!?:", sentence->str[len - 1]) == NULL &&
+      !g_str_has_suffix (sentence->str, "…"))
+    g_string_append_c (sentence, '.');
+
+  return g_string_free (sentence, FALSE);
+}
+
+static PreviewKind
+guess_kind (GFile        *file,
+            GCancellable *cancellable)
+{
+  g_autofree char *basename = g_file_get_basename (file);
+  g_autoptr(GFileInfo) info = NULL;
+  const char *content_type = NULL;
+  g_autofree char *mime_type = NULL;
+
+  if (has_extension (basename, image_extensions))
+    return PREVIEW_IMAGE;
+  if (has_extension (basename, text_extensions))
+    return PREVIEW_TEXT;
+
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_CONTENT_TYPE,
+                            G_FILE_QUERY_INFO_NONE, cancellable, NULL);
+  if (info != NULL)
+    content_type = g_file_info_get_content_type (info);
+  if (content_type == NULL)
+    return PREVIEW_UNSUPPORTED;
+
+  mime_type = g_content_type_get_mime_type (content_type);
+  if (mime_type != NULL && g_strv_contains (image_types, mime_type))
+    return PREVIEW_IMAGE;
+  if (g_content_type_is_a (content_type, "text/plain") ||
+      (mime_type != NULL && g_str_has_prefix (mime_type, "text/")))
+    return PREVIEW_TEXT;
+
+  return PREVIEW_UNSUPPORTED;
+}
+
+static gboolean
+load_text (PreviewData   *data,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autofree char *buffer = NULL;
+  gsize n_read = 0;
+  const char *end = NULL;
+
+  stream = g_file_read (data->file, cancellable, error);
+  if (stream == NULL)
+    return FALSE;
+
+  /* One byte more than shown tells whether the file goes on. */
+  buffer = g_malloc (TEXT_PREVIEW_LIMIT + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), buffer, TEXT_PREVIEW_LIMIT + 1,
+                                &n_read, cancellable, error))
+    return FALSE;
+
+  data->truncated = n_read > TEXT_PREVIEW_LIMIT;
+  n_read = MIN (n_read, TEXT_PREVIEW_LIMIT);
+
+  /* A multi-byte character cut by the limit is dropped, not replaced. */
+  if (!g_utf8_validate (buffer, n_read, &end) &&
+      data->truncated && n_read - (gsize) (end - buffer) < 4)
+    n_read = end - buffer;
+
+  data->text = g_utf8_make_valid (buffer, n_read);
+  return TRUE;
+}
+
+static void
+preview_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  PreviewData *data = task_data;
+  g_autoptr(GError) error = NULL;
+
+  data->kind = guess_kind (data->file, cancellable);
+
+  switch (data->kind)
+    {
+    case PREVIEW_IMAGE:
+      data->was_image = TRUE;
+      data->texture = gdk_texture_new_from_file (data->file, &error);
+      if (data->texture == NULL)
+        {
+          g_debug ("Could not load an image preview: %s", error->message);
+          data->kind = PREVIEW_ERROR;
+        }
+      break;
+
+    case PREVIEW_TEXT:
+      if (!load_text (data, cancellable, &error))
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_debug ("Could not load a text preview: %s", error->message);
+          data->kind = PREVIEW_ERROR;
+        }
+      break;
+
+    case PREVIEW_NONE:
+    case PREVIEW_UNSUPPORTED:
+    case PREVIEW_ERROR:
+    default:
+      break;
+    }
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+set_preview_kind (SkOutputCell *self,
+                  PreviewKind   kind)
+{
+  const char *name = preview_kind_names[kind];
+
+  gtk_stack_set_visible_child_name (self->preview_stack, name);
+
+  if (self->preview_kind != name)
+    {
+      self->preview_kind = name;
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PREVIEW_KIND]);
+    }
+
+  g_signal_emit (self, signals [PREVIEW_LOADED], 0);
+}
+
+static void
+clear_preview (SkOutputCell *self)
+{
+  gtk_picture_set_paintable (self->picture, NULL);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->text_preview), "", 0);
+}
+
+/* The picture never grows past the image's own height, and keeps a useful
+ * height when the cells are short of room: a GtkPicture that can shrink
+ * would otherwise be squeezed to a strip.
+ */
+static void
+set_picture_height (SkOutputCell *self,
+                    int           image_height)
+{
+  gtk_scrolled_window_set_max_content_height (self->picture_scroller,
+                                              MIN (image_height, PICTURE_MAX_HEIGHT));
+  gtk_widget_set_size_request (GTK_WIDGET (self->picture), -1,
+                               MIN (image_height, PICTURE_MIN_HEIGHT));
+}
+
+static void
+preview_loaded_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(SkOutputCell) self = user_data;
+  PreviewData *data = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+
+  g_assert (SK_IS_OUTPUT_CELL (self));
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    return;
+
+  clear_preview (self);
+
+  switch (data->kind)
+    {
+    case PREVIEW_IMAGE:
+      gtk_picture_set_paintable (self->picture, GDK_PAINTABLE (data->texture));
+      set_picture_height (self, gdk_texture_get_height (data->texture));
+      break;
+
+    case PREVIEW_TEXT:
+      gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->text_preview), data->text, -1);
+      gtk_widget_set_visible (GTK_WIDGET (self->truncated_label), data->truncated);
+      break;
+
+    case PREVIEW_ERROR:
+      gtk_label_set_label (self->preview_error_label,
+                           data->was_image ? _("This image could not be shown")
+                                           : _("This file could not be read"));
+      break;
+
+    case PREVIEW_NONE:
+    case PREVIEW_UNSUPPORTED:
+    default:
+      break;
+    }
+
+  set_preview_kind (self, data->kind);
+}
+
+static void
+reload_preview (SkOutputCell *self)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GFile) file = NULL;
+  const char *name;
+  PreviewData *data;
+
+  g_cancellable_cancel (self->preview_cancellable);
+  g_clear_object (&self->preview_cancellable);
+
+  name = sk_output_cell_get_selected_file (self);
+  if (name != NULL)
+    file = resolve_file (self, name);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->open_button), file != NULL);
+
+  if (file == NULL)
+    {
+      clear_preview (self);
+      set_preview_kind (self, PREVIEW_NONE);
+      return;
+    }
+
+  self->preview_cancellable = g_cancellable_new ();
+
+  data = g_new0 (PreviewData, 1);
+  data->file = g_steal_pointer (&file);
+
+  /* The task has no source object: it may be finalized in the worker
+   * thread, which must not drop the last reference to a widget.
+   */
+  task = g_task_new (NULL, self->preview_cancellable, preview_loaded_cb, g_object_ref (self));
+  g_task_set_source_tag (task, reload_preview);
+  g_task_set_task_data (task, data, (GDestroyNotify) preview_data_free);
+  g_task_run_in_thread (task, preview_thread);
+}
+
+static guint
+default_file_position (const char * const *files)
+{
+  if (files == NULL || files[0] == NULL)
+    return GTK_INVALID_LIST_POSITION;
+
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      if (has_extension (files[i], image_extensions))
+        return i;
+    }
+
+  return 0;
+}
+
+static void
+sync_files_from_node (SkOutputCell *self)
+{
+  g_autofree char *previous = g_strdup (sk_output_cell_get_selected_file (self));
+  const char * const *files = NULL;
+  guint position = GTK_INVALID_LIST_POSITION;
+  guint n_items;
+
+  if (self->node != NULL)
+    files = sk_node_get_output_files (self->node);
+
+  self->updating_files = TRUE;
+
+  n_items = g_list_model_get_n_items (G_LIST_MODEL (self->files));
+  gtk_string_list_splice (self->files, 0, n_items, files);
+
+  for (guint i = 0; previous != NULL && files != NULL && files[i] != NULL; i++)
+    {
+      if (strcmp (files[i], previous) == 0)
+        {
+          position = i;
+          break;
+        }
+    }
+  if (position == GTK_INVALID_LIST_POSITION)
+    position = default_file_position (files);
+
+  gtk_drop_down_set_selected (self->files_drop_down, position);
+
+  self->updating_files = FALSE;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->files_box), files != NULL && files[0] != NULL);
+}
+
+static void
+sync_output_text (SkOutputCell *self)
+{
+  const char *text = self->node != NULL ? sk_node_get_output_text (self->node) : "";
+  gboolean has_text = text != NULL && text[0] != '\0';
+
+  gtk_label_set_text (self->output_label, has_text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->output_label), has_text);
+  gtk_widget_set_visible (GTK_WIDGET (self->no_output_label), !has_text);
+}
+
+static const char *
+state_icon_name (SkNodeState state)
+{
+  switch (state)
+    {
+    case SK_NODE_STATE_IDLE: return "content-loading-symbolic";
+    case SK_NODE_STATE_STALE: return "view-refresh-symbolic";
+    case SK_NODE_STATE_QUEUED: return "appointment-soon-symbolic";
+    case SK_NODE_STATE_SUCCEEDED: return "object-select-symbolic";
+    case SK_NODE_STATE_FAILED: return "dialog-error-symbolic";
+    case SK_NODE_STATE_SKIPPED: return "media-skip-forward-symbolic";
+    case SK_NODE_STATE_CANCELLED: return "process-stop-symbolic";
+    case SK_NODE_STATE_UP_TO_DATE: return "object-select-symbolic";
+    case SK_NODE_STATE_RUNNING:
+    default:
+      return NULL;
+    }
+}
+
+static void
+sync_state (SkOutputCell *self)
+{
+  SkNodeState state = SK_NODE_STATE_IDLE;
+  const char *description = "";
+  gboolean running;
+
+  if (self->node != NULL)
+    {
+      state = sk_node_get_state (self->node);
+      description = sk_node_state_describe (state);
+    }
+
+  running = self->node != NULL && state == SK_NODE_STATE_RUNNING;
+
+  gtk_label_set_label (self->state_label, description);
+  gtk_image_set_from_icon_name (self->state_image, state_icon_name (state));
+  gtk_stack_set_visible_child_name (self->state_icon_stack, running ? "spinner" : "icon");
+  gtk_spinner_set_spinning (self->state_spinner, running);
+  gtk_widget_set_visible (GTK_WIDGET (self->state_box), self->node != NULL && description[0] != '\0');
+
+  if (self->node != NULL && state == SK_NODE_STATE_FAILED)
+    gtk_widget_add_css_class (GTK_WIDGET (self->state_box), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->state_box), "error");
+
+  if (self->node != NULL && (state == SK_NODE_STATE_SUCCEEDED || state == SK_NODE_STATE_UP_TO_DATE))
+    gtk_widget_add_css_class (GTK_WIDGET (self->state_box), "success");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->state_box), "success");
+}
+
+static void
+sync_error (SkOutputCell *self)
+{
+  const char *text = NULL;
+  const char *detail = NULL;
+  g_autofree char *sentence = NULL;
+  gboolean failed = FALSE;
+
+  if (self->node != NULL)
+    {
+      text = sk_node_get_error_text (self->node);
+      detail = sk_node_get_error_detail (self->node);
+      failed = sk_node_get_state (self->node) == SK_NODE_STATE_FAILED;
+    }
+
+  if (text != NULL && text[0] != '\0')
+    sentence = as_sentence (text);
+  else
+    sentence = g_strdup (_("This step failed."));
+
+  gtk_label_set_label (self->error_label, sentence);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->detail_view),
+                            detail != NULL ? detail : "", -1);
+  gtk_widget_set_visible (GTK_WIDGET (self->details_expander), detail != NULL && detail[0] != '\0');
+  gtk_widget_set_visible (GTK_WIDGET (self->error_box),
+                          failed || (text != NULL && text[0] != '\0'));
+}
+
+static void
+node_state_cb (SkOutputCell *self)
+{
+  sync_state (self);
+  sync_error (self);
+}
+
+static void
+node_output_cb (SkOutputCell *self)
+{
+  sync_output_text (self);
+  sync_files_from_node (self);
+  reload_preview (self);
+}
+
+static void
+node_error_cb (SkOutputCell *self)
+{
+  sync_error (self);
+}
+
+static void
+selected_cb (SkOutputCell *self)
+{
+  if (!self->updating_files)
+    reload_preview (self);
+}
+
+static void
+launch_done_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(SkOutputCell) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *text = g_strdup_printf (_("The file could not be opened: %s"), error->message);
+
+      g_signal_emit (self, signals [MESSAGE], 0, text);
+    }
+}
+
+static void
+launch_file (SkOutputCell *self,
+             GFile        *file)
+{
+  g_autoptr(GdkAppLaunchContext) context = NULL;
+  g_autofree char *uri = g_file_get_uri (file);
+
+  context = gdk_display_get_app_launch_context (gtk_widget_get_display (GTK_WIDGET (self)));
+  g_app_info_launch_default_for_uri_async (uri, G_APP_LAUNCH_CONTEXT (context), self->cancellable,
+                                           launch_done_cb, g_object_ref (self));
+}
+
+static void
+open_clicked_cb (SkOutputCell *self)
+{
+  g_autoptr(GFile) file = NULL;
+  const char *name;
+
+  g_assert (SK_IS_OUTPUT_CELL (self));
+
+  name = sk_output_cell_get_selected_file (self);
+  if (name != NULL)
+    file = resolve_file (self, name);
+
+  if (file != NULL)
+    launch_file (self, file);
+}
+
+static void
+open_folder_clicked_cb (SkOutputCell *self)
+{
+  g_autoptr(GFile) folder = NULL;
+
+  g_assert (SK_IS_OUTPUT_CELL (self));
+
+  if (self->project == NULL || self->node == NULL)
+    return;
+
+  folder = sk_project_get_node_folder (self->project, self->node);
+  if (folder == NULL || !g_file_query_exists (folder, NULL))
+    {
+      g_signal_emit (self, signals [MESSAGE], 0,
+                     _("This step has no folder yet. It is created when the step gets code or files."));
+      return;
+    }
+
+  launch_file (self, folder);
+}
+
+static void
+sync_all (SkOutputCell *self)
+{
+  gtk_stack_set_visible_child_name (self->stack, self->node != NULL ? "node" : "empty");
+  gtk_widget_set_visible (GTK_WIDGET (self->open_folder_button), self->node != NULL);
+  sync_state (self);
+  sync_error (self);
+  sync_output_text (self);
+  sync_files_from_node (self);
+  reload_preview (self);
+}
+
+static void
+sk_output_cell_dispose (GObject *object)
+{
+  SkOutputCell *self = (SkOutputCell *)object;
+
+  g_cancellable_cancel (self->preview_cancellable);
+  g_clear_object (&self->preview_cancellable);
+  g_cancellable_cancel (self->cancellable);
+
+  if (self->node_signals != NULL)
+    g_signal_group_set_target (self->node_signals, NULL);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), SK_TYPE_OUTPUT_CELL);
+
+  g_clear_object (&self->node_signals);
+  g_clear_object (&self->node);
+  g_clear_object (&self->project);
+  g_clear_object (&self->files);
+  g_clear_object (&self->cancellable);
+
+  G_OBJECT_CLASS (sk_output_cell_parent_class)->dispose (object);
+}
+
+static void
+sk_output_cell_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  SkOutputCell *self = SK_OUTPUT_CELL (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      g_value_set_object (value, self->project);
+      break;
+
+    case PROP_NODE:
+      g_value_set_object (value, self->node);
+      break;
+
+    case PROP_PREVIEW_KIND:
+      g_value_set_string (value, self->preview_kind);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sk_output_cell_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  SkOutputCell *self = SK_OUTPUT_CELL (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      sk_output_cell_set_project (self, g_value_get_object (value));
+      break;
+
+    case PROP_NODE:
+      sk_output_cell_set_node (self, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sk_output_cell_class_init (SkOutputCellClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sk_output_cell_dispose;
+  object_class->get_property = sk_output_cell_get_property;
+  object_class->set_property = sk_output_cell_set_property;
+
+  properties [PROP_PROJECT] =
+    g_param_spec_object ("project", NULL, NULL, SK_TYPE_PROJECT,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  properties [PROP_NODE] =
+    g_param_spec_object ("node", NULL, NULL, SK_TYPE_NODE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  /* One of "none", "image", "text", "unsupported" and "error". */
+  properties [PROP_PREVIEW_KIND] =
+    g_param_spec_string ("preview-kind", NULL, NULL, "none",
+                         (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * SkOutputCell::message:
+   * @self: a #SkOutputCell
+   * @text: a sentence for the user
+   *
+   * Emitted when a file or folder could not be opened. The window shows
+   * @text as a toast.
+   */
+  signals [MESSAGE] =
+    g_signal_new ("message",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * SkOutputCell::preview-loaded:
+   * @self: a #SkOutputCell
+   *
+   * Emitted each time the preview shows the chosen file, or nothing when
+   * there is no file; #SkOutputCell:preview-kind says what it shows.
+   */
+  signals [PREVIEW_LOADED] =
+    g_signal_new ("preview-loaded",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/skelecode/SkeleCode/sk-output-cell.ui");
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, card);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, stack);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_icon_stack);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_image);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_spinner);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, open_folder_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, no_output_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, output_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, error_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, error_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, details_expander);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, detail_view);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, files_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, files_drop_down);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, open_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, preview_stack);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, picture_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, picture);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, text_preview);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, truncated_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, preview_error_label);
+  gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, open_folder_clicked_cb);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "outputcell");
+}
+
+static void
+sk_output_cell_init (SkOutputCell *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->preview_kind = preview_kind_names[PREVIEW_NONE];
+  self->cancellable = g_cancellable_new ();
+
+  self->files = gtk_string_list_new (NULL);
+  gtk_drop_down_set_model (self->files_drop_down, G_LIST_MODEL (self->files));
+  g_signal_connect_object (self->files_drop_down, "notify::selected",
+                           G_CALLBACK (selected_cb), self, G_CONNECT_SWAPPED);
+
+  self->node_signals = g_signal_group_new (SK_TYPE_NODE);
+  g_signal_group_connect_object (self->node_signals, "notify::state",
+                                 G_CALLBACK (node_state_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->node_signals, "notify::output-text",
+                                 G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->node_signals, "notify::output-files",
+                                 G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->node_signals, "notify::error-text",
+                                 G_CALLBACK (node_error_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->node_signals, "notify::error-detail",
+                                 G_CALLBACK (node_error_cb), self, G_CONNECT_SWAPPED);
+  /* A renamed step has another folder. */
+  g_signal_group_connect_object (self->node_signals, "notify::key",
+                                 G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
+
+  sync_all (self);
+}
+
+GtkWidget *
+sk_output_cell_new (void)
+{
+  return g_object_new (SK_TYPE_OUTPUT_CELL, NULL);
+}
+
+SkProject *
+sk_output_cell_get_project (SkOutputCell *self)
+{
+  g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
+
+  return self->project;
+}
+
+void
+sk_output_cell_set_project (SkOutputCell *self,
+                            SkProject    *project)
+{
+  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
+  g_return_if_fail (project == NULL || SK_IS_PROJECT (project));
+
+  if (g_set_object (&self->project, project))
+    {
+      reload_preview (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PROJECT]);
+    }
+}
+
+SkNode *
+sk_output_cell_get_node (SkOutputCell *self)
+{
+  g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
+
+  return self->node;
+}
+
+void
+sk_output_cell_set_node (SkOutputCell *self,
+                         SkNode       *node)
+{
+  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
+  g_return_if_fail (node == NULL || SK_IS_NODE (node));
+
+  if (!g_set_object (&self->node, node))
+    return;
+
+  g_signal_group_set_target (self->node_signals, node);
+  sync_all (self);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_NODE]);
+}
+
+/**
+ * sk_output_cell_get_selected_file:
+ * @self: a #SkOutputCell
+ *
+ * Returns: (nullable): the output file chosen in the drop-down, as the node
+ *   lists it
+ */
+const char *
+sk_output_cell_get_selected_file (SkOutputCell *self)
+{
+  gpointer item;
+
+  g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
+
+  item = gtk_drop_down_get_selected_item (self->files_drop_down);
+  if (item == NULL)
+    return NULL;
+
+  return gtk_string_object_get_string (item);
+}
+
+/**
+ * sk_output_cell_select_file:
+ * @self: a #SkOutputCell
+ * @name: one of the node's output files
+ *
+ * Chooses @name in the drop-down and previews it.
+ */
+void
+sk_output_cell_select_file (SkOutputCell *self,
+                            const char   *name)
+{
+  guint n_items;
+
+  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
+  g_return_if_fail (name != NULL);
+
+  n_items = g_list_model_get_n_items (G_LIST_MODEL (self->files));
+  for (guint i = 0; i < n_items; i++)
+    {
+      if (strcmp (gtk_string_list_get_string (self->files, i), name) == 0)
+        {
+          gtk_drop_down_set_selected (self->files_drop_down, i);
+          return;
+        }
+    }
+}
+
+/**
+ * sk_output_cell_get_preview_kind:
+ * @self: a #SkOutputCell
+ *
+ * Returns: what the preview shows: "none", "image", "text", "unsupported"
+ *   or "error"
+ */
+const char *
+sk_output_cell_get_preview_kind (SkOutputCell *self)
+{
+  g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
+
+  return self->preview_kind;
+}

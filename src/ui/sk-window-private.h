@@ -1,0 +1,24 @@
+/* sk-window-private.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "sk-canvas.h"
+#include "sk-history.h"
+#include "sk-input-cell.h"
+#include "sk-output-cell.h"
+#include "sk-window.h"
+
+G_BEGIN_DECLS
+
+/* The widget tests reach the window's parts through these. */
+SkCanvas     *_sk_window_get_canvas      (SkWindow *self);
+SkHistory    *_sk_window_get_history     (SkWindow *self);
+SkInputCell  *_sk_window_get_input_cell  (SkWindow *self);
+SkOutputCell *_sk_window_get_output_cell (SkWindow *self);
+gboolean      _sk_window_is_running      (SkWindow *self);
+
+G_END_DECLS
