@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# Builds Skele-Code and runs the bundled example workflow from the command line.
-# The example is copied to build/example-workflow first, so the source tree is never
-# written to. Exits with the status of `skele run`.
+# Builds Skele-Code and opens the bundled example workflow in the window. The example
+# is copied to build/example-workflow first (once, so your edits to it are kept between
+# launches), and the source tree is never written to. Without a display it runs the
+# example with the `skele` command line instead and exits with its status.
+# Set SKELE_EXAMPLE_FRESH=1 to start again from a fresh copy.
 
 set -euo pipefail
 
@@ -28,11 +30,24 @@ if [[ ! -f "${example_src}/process.json" ]]; then
   exit 2
 fi
 
-rm -rf "${example_copy}"
-mkdir -p "${build_dir}"
-cp -R "${example_src}" "${example_copy}"
+if [[ -n "${SKELE_EXAMPLE_FRESH:-}" ]]; then
+  rm -rf "${example_copy}"
+fi
+if [[ ! -f "${example_copy}/process.json" ]]; then
+  rm -rf "${example_copy}"
+  mkdir -p "${build_dir}"
+  cp -R "${example_src}" "${example_copy}"
+fi
 
-echo "run-example: running ${example_copy}" >&2
+if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
+  echo "run-example: opening ${example_copy} in the window" >&2
+  # The settings schema is compiled into the build tree; an installed copy is
+  # not needed to run from here.
+  export GSETTINGS_SCHEMA_DIR="${root}/${build_dir}/data${GSETTINGS_SCHEMA_DIR:+:${GSETTINGS_SCHEMA_DIR}}"
+  exec "${build_dir}/src/ui/skele-code" "${example_copy}"
+fi
+
+echo "run-example: no display found; running ${example_copy} from the command line" >&2
 status=0
 "${skele}" run "${example_copy}" || status=$?
 

@@ -1552,17 +1552,20 @@ count_colours (GdkTexture *texture)
   return g_hash_table_size (colours);
 }
 
+/* Builds the canvas's frame by calling its snapshot function, as the
+ * window does, and renders it with the window's renderer. (A
+ * GtkWidgetPaintable would replay the last frame the window drew instead.)
+ */
 static GdkTexture *
 render_canvas (Fixture *f)
 {
   GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (f->window));
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (f->canvas));
   g_autoptr(GskRenderNode) node = NULL;
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   graphene_rect_t viewport = GRAPHENE_RECT_INIT (0, 0, WINDOW_WIDTH, WINDOW_HEIGHT);
 
   g_assert_nonnull (renderer);
-  gdk_paintable_snapshot (paintable, snapshot, WINDOW_WIDTH, WINDOW_HEIGHT);
+  GTK_WIDGET_GET_CLASS (f->canvas)->snapshot (GTK_WIDGET (f->canvas), snapshot);
   node = gtk_snapshot_free_to_node (snapshot);
   g_assert_nonnull (node);
 
@@ -1592,6 +1595,7 @@ test_render (Fixture       *f,
   g_autoptr(GdkTexture) empty = NULL;
   g_autoptr(GdkTexture) full = NULL;
   g_autoptr(GdkTexture) moved = NULL;
+  g_autoptr(GdkTexture) far = NULL;
   SkNode *a;
   SkNode *b;
   SkNode *c;
@@ -1634,6 +1638,13 @@ test_render (Fixture       *f,
   moved = render_canvas (f);
   model_to_widget (f, 300, 200, &x, &y);
   g_assert_cmpuint (pixel_at (moved, (int) x, (int) y), !=, pixel_at (full, (int) x, (int) y));
+
+  /* Zoomed far out the steps are plain boxes without labels, still drawn. */
+  sk_canvas_set_zoom (f->canvas, 0.25);
+  far = render_canvas (f);
+  g_assert_cmpuint (count_colours (far), >, empty_colours + 2);
+  model_to_widget (f, 0, 0, &x, &y);
+  g_assert_cmpuint (pixel_at (far, (int) x, (int) y), !=, pixel_at (empty, (int) x, (int) y));
 }
 
 int

@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <stdlib.h>
+
 #include <glib/gi18n.h>
 
 #include "sk-application.h"
@@ -306,6 +308,7 @@ static void
 sk_application_startup (GApplication *app)
 {
   SkApplication *self = SK_APPLICATION (app);
+  GSettingsSchema *schema;
   static const struct {
     const char *action;
     const char *accels[3];
@@ -327,6 +330,17 @@ sk_application_startup (GApplication *app)
   };
 
   G_APPLICATION_CLASS (sk_application_parent_class)->startup (app);
+
+  /* Without its schema GSettings aborts; say what to do instead. */
+  schema = g_settings_schema_source_lookup (g_settings_schema_source_get_default (), APP_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_printerr (_("The settings schema %s is not installed. Install Skele-Code with "
+                    "“meson install”, or run it from the build folder with "
+                    "GSETTINGS_SCHEMA_DIR=BUILD/data.\n"), APP_ID);
+      exit (EXIT_FAILURE);
+    }
+  g_settings_schema_unref (schema);
 
   sk_ui_init ();
   g_set_application_name (_("Skele-Code"));
