@@ -153,15 +153,50 @@ dismiss (GtkWidget *window,
   g_assert_finalize_object (cell);
 }
 
-static GtkWidget *
-template_child (GtkWidget  *cell,
-                GType       type,
-                const char *name)
+/* The cells are final types, so their own type finds their template. */
+static gpointer
+child (GtkWidget  *cell,
+       const char *name)
 {
-  GObject *child = gtk_widget_get_template_child (cell, type, name);
+  GObject *object = gtk_widget_get_template_child (cell, G_OBJECT_TYPE (cell), name);
 
-  g_assert_nonnull (child);
-  return GTK_WIDGET (child);
+  g_assert_nonnull (object);
+  return object;
+}
+
+static const char *
+page (GtkWidget  *cell,
+      const char *stack)
+{
+  return gtk_stack_get_visible_child_name (child (cell, stack));
+}
+
+static const char *
+label (GtkWidget  *cell,
+       const char *name)
+{
+  return gtk_label_get_label (child (cell, name));
+}
+
+static const char *
+preview_kind (GtkWidget *cell)
+{
+  return sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell));
+}
+
+static int
+picture_width (GtkWidget *cell)
+{
+  GdkPaintable *paintable = gtk_picture_get_paintable (child (cell, "picture"));
+
+  return paintable != NULL ? gdk_paintable_get_intrinsic_width (paintable) : 0;
+}
+
+static gboolean
+shown (GtkWidget  *cell,
+       const char *name)
+{
+  return gtk_widget_get_visible (child (cell, name));
 }
 
 static char *
@@ -231,16 +266,14 @@ test_input_text (Fixture       *fixture,
   sk_input_cell_set_project (SK_INPUT_CELL (cell), fixture->project);
   window = present (cell);
 
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_INPUT_CELL, "stack"))),
-                   ==, "empty");
+  g_assert_cmpstr (page (cell, "stack"), ==, "empty");
 
   sk_input_cell_set_node (SK_INPUT_CELL (cell), fixture->a);
   g_assert_true (sk_input_cell_get_node (SK_INPUT_CELL (cell)) == fixture->a);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_INPUT_CELL, "stack"))),
-                   ==, "node");
+  g_assert_cmpstr (page (cell, "stack"), ==, "node");
 
-  view = template_child (cell, SK_TYPE_INPUT_CELL, "text_view");
-  hint = template_child (cell, SK_TYPE_INPUT_CELL, "hint_label");
+  view = child (cell, "text_view");
+  hint = child (cell, "hint_label");
   buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
   g_assert_true (gtk_widget_get_visible (hint));
 
@@ -291,8 +324,7 @@ test_input_text (Fixture       *fixture,
   g_assert_true (gtk_widget_is_focus (view));
 
   sk_input_cell_set_node (SK_INPUT_CELL (cell), NULL);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_INPUT_CELL, "stack"))),
-                   ==, "empty");
+  g_assert_cmpstr (page (cell, "stack"), ==, "empty");
   sk_node_set_input_text (fixture->b, "still fine");
 
   g_signal_handlers_disconnect_by_data (fixture->a, &notifies);
@@ -348,7 +380,7 @@ test_input_attach (Fixture       *fixture,
   sk_input_cell_set_node (SK_INPUT_CELL (cell), fixture->a);
   g_signal_connect (cell, "message", G_CALLBACK (message_cb), messages);
   window = present (cell);
-  list = GTK_LIST_BOX (template_child (cell, SK_TYPE_INPUT_CELL, "files_list"));
+  list = child (cell, "files_list");
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (list)));
 
   /* The node's folder does not exist yet: attaching creates it. */
@@ -530,7 +562,7 @@ show_output (GtkWidget  *cell,
   sk_output_cell_select_file (SK_OUTPUT_CELL (cell), name);
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, name);
   WAIT_UNTIL (*loaded > before, WAIT_MSEC);
-  g_assert_cmpstr (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), ==, kind);
+  g_assert_cmpstr (preview_kind (cell), ==, kind);
 }
 
 static void
@@ -570,35 +602,36 @@ test_output_previews (Fixture       *fixture,
   g_object_set (cell, "project", fixture->project, NULL);
   g_signal_connect_swapped (cell, "preview-loaded", G_CALLBACK (count_cb), &loaded);
   window = present (cell);
-  g_assert_cmpstr (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), ==, "none");
+  g_assert_cmpstr (preview_kind (cell), ==, "none");
 
   /* The first image is chosen by default. */
   sk_output_cell_set_node (SK_OUTPUT_CELL (cell), fixture->a);
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "plot.png");
-  WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), "image") == 0, WAIT_MSEC);
+  WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
   g_object_get (cell, "preview-kind", &kind, NULL);
   g_assert_cmpstr (kind, ==, "image");
   g_assert_cmpuint (loaded, >=, 1);
 
-  picture = GTK_PICTURE (template_child (cell, SK_TYPE_OUTPUT_CELL, "picture"));
+  picture = child (cell, "picture");
   paintable = gtk_picture_get_paintable (picture);
   g_assert_nonnull (paintable);
   g_assert_cmpint (gdk_paintable_get_intrinsic_width (paintable), ==, 40);
   g_assert_cmpint (gdk_paintable_get_intrinsic_height (paintable), ==, 30);
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "files_box")));
+  g_assert_true (shown (cell, "files_box"));
 
-  output_label = GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "output_label"));
-  g_assert_cmpstr (gtk_label_get_text (output_label), ==, "Computed 12 monthly totals.\nchart.svg created");
+  output_label = child (cell, "output_label");
+  g_assert_cmpstr (gtk_label_get_text (output_label), ==,
+                   "Computed 12 monthly totals.\nchart.svg created");
   g_assert_true (gtk_label_get_selectable (output_label));
-  g_assert_false (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "no_output_label")));
+  g_assert_false (shown (cell, "no_output_label"));
 
   /* Text files show as text. */
   show_output (cell, &loaded, "summary.txt", "text");
-  preview = gtk_text_view_get_buffer (GTK_TEXT_VIEW (template_child (cell, SK_TYPE_OUTPUT_CELL, "text_preview")));
+  preview = gtk_text_view_get_buffer (child (cell, "text_preview"));
   text = buffer_text (preview);
   g_assert_cmpstr (text, ==, "12 monthly totals\n");
   g_clear_pointer (&text, g_free);
-  g_assert_false (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "truncated_label")));
+  g_assert_false (shown (cell, "truncated_label"));
   g_assert_null (gtk_picture_get_paintable (picture));
 
   /* Only the first 64 KiB of a long file. */
@@ -607,12 +640,11 @@ test_output_previews (Fixture       *fixture,
   g_assert_cmpuint (strlen (text), ==, 64 * 1024);
   g_assert_true (g_str_has_prefix (text, "line 0 of a long log\n"));
   g_clear_pointer (&text, g_free);
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "truncated_label")));
+  g_assert_true (shown (cell, "truncated_label"));
 
   show_output (cell, &loaded, "model.bin", "unsupported");
   show_output (cell, &loaded, "broken.png", "error");
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "preview_error_label"))),
-                   ==, "This image could not be shown");
+  g_assert_cmpstr (label (cell, "preview_error_label"), ==, "This image could not be shown");
 
   if (have_svg_loader ())
     {
@@ -646,17 +678,17 @@ test_output_files (Fixture       *fixture,
 
   g_object_set (cell, "project", fixture->project, "node", fixture->b, NULL);
   window = present (cell);
-  g_assert_false (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "files_box")));
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "no_output_label")));
-  g_assert_cmpstr (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), ==, "none");
+  g_assert_false (shown (cell, "files_box"));
+  g_assert_true (shown (cell, "no_output_label"));
+  g_assert_cmpstr (preview_kind (cell), ==, "none");
 
-  model = gtk_drop_down_get_model (GTK_DROP_DOWN (template_child (cell, SK_TYPE_OUTPUT_CELL, "files_drop_down")));
+  model = gtk_drop_down_get_model (child (cell, "files_drop_down"));
 
   /* A run that made files fills the drop-down. */
   sk_node_set_output_files (fixture->b, SK_TEST_STRV ("a.txt"));
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "files_box")));
-  WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), "text") == 0, WAIT_MSEC);
+  g_assert_true (shown (cell, "files_box"));
+  WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "text") == 0, WAIT_MSEC);
 
   /* The chosen file stays chosen while it is still there. */
   sk_node_set_output_files (fixture->b, SK_TEST_STRV ("b.txt", "a.txt"));
@@ -669,24 +701,21 @@ test_output_files (Fixture       *fixture,
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "a.txt");
   sk_node_set_output_files (fixture->b, SK_TEST_STRV ("b.txt", "dot.png"));
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "dot.png");
-  WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), "image") == 0, WAIT_MSEC);
+  WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
 
   /* A new run rewrites the image under the same name: the preview follows. */
   write_png (png, 5, 4);
   sk_node_set_output_text (fixture->b, "drew a bigger dot");
-  WAIT_UNTIL (gtk_picture_get_paintable (GTK_PICTURE (template_child (cell, SK_TYPE_OUTPUT_CELL, "picture"))) != NULL &&
-              gdk_paintable_get_intrinsic_width (gtk_picture_get_paintable (GTK_PICTURE (template_child (cell, SK_TYPE_OUTPUT_CELL, "picture")))) == 5,
-              WAIT_MSEC);
+  WAIT_UNTIL (picture_width (cell) == 5, WAIT_MSEC);
 
   sk_node_set_output_files (fixture->b, NULL);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 0);
   g_assert_null (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)));
-  g_assert_cmpstr (sk_output_cell_get_preview_kind (SK_OUTPUT_CELL (cell)), ==, "none");
-  g_assert_false (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "files_box")));
+  g_assert_cmpstr (preview_kind (cell), ==, "none");
+  g_assert_false (shown (cell, "files_box"));
 
   sk_output_cell_set_node (SK_OUTPUT_CELL (cell), NULL);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_OUTPUT_CELL, "stack"))),
-                   ==, "empty");
+  g_assert_cmpstr (page (cell, "stack"), ==, "empty");
 
   dismiss (window, cell);
 }
@@ -701,64 +730,58 @@ test_output_state (Fixture       *fixture,
   GtkExpander *expander;
   GtkTextBuffer *detail;
   g_autofree char *text = NULL;
-  const char *traceback = "Traceback (most recent call last):\n  File \"load_sales.py\", line 3\nValueError: bad month";
+  const char *traceback = "Traceback (most recent call last):\n"
+                          "  File \"load_sales.py\", line 3\n"
+                          "ValueError: bad month";
 
   g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
   window = present (cell);
-  error_box = template_child (cell, SK_TYPE_OUTPUT_CELL, "error_box");
-  expander = GTK_EXPANDER (template_child (cell, SK_TYPE_OUTPUT_CELL, "details_expander"));
-  detail = gtk_text_view_get_buffer (GTK_TEXT_VIEW (template_child (cell, SK_TYPE_OUTPUT_CELL, "detail_view")));
+  error_box = child (cell, "error_box");
+  expander = child (cell, "details_expander");
+  detail = gtk_text_view_get_buffer (child (cell, "detail_view"));
 
   g_assert_false (gtk_widget_get_visible (error_box));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_label"))),
-                   ==, sk_node_state_describe (SK_NODE_STATE_IDLE));
+  g_assert_cmpstr (label (cell, "state_label"), ==, sk_node_state_describe (SK_NODE_STATE_IDLE));
 
   sk_node_set_state (fixture->a, SK_NODE_STATE_RUNNING);
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_label"))),
-                   ==, sk_node_state_describe (SK_NODE_STATE_RUNNING));
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_spinner")));
-  g_assert_true (gtk_spinner_get_spinning (GTK_SPINNER (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_spinner"))));
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_icon_stack"))),
-                   ==, "spinner");
+  g_assert_cmpstr (label (cell, "state_label"), ==, sk_node_state_describe (SK_NODE_STATE_RUNNING));
+  g_assert_true (shown (cell, "state_spinner"));
+  g_assert_true (gtk_spinner_get_spinning (child (cell, "state_spinner")));
+  g_assert_cmpstr (page (cell, "state_icon_stack"), ==, "spinner");
 
   /* A failure shows the error as a sentence and the end of stderr. */
   sk_node_set_error (fixture->a, "the script stopped with an error", traceback);
   sk_node_set_state (fixture->a, SK_NODE_STATE_FAILED);
   g_assert_true (gtk_widget_get_visible (error_box));
   g_assert_true (gtk_widget_has_css_class (error_box, "error"));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "error_label"))),
-                   ==, "The script stopped with an error.");
+  g_assert_cmpstr (label (cell, "error_label"), ==, "The script stopped with an error.");
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (expander)));
   g_assert_true (gtk_expander_get_expanded (expander));
   text = buffer_text (detail);
   g_assert_cmpstr (text, ==, traceback);
   g_clear_pointer (&text, g_free);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_icon_stack"))),
-                   ==, "icon");
-  g_assert_false (gtk_spinner_get_spinning (GTK_SPINNER (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_spinner"))));
+  g_assert_cmpstr (page (cell, "state_icon_stack"), ==, "icon");
+  g_assert_false (gtk_spinner_get_spinning (child (cell, "state_spinner")));
 
   /* Failed without a reason still says so. */
   sk_node_set_error (fixture->a, NULL, NULL);
   g_assert_true (gtk_widget_get_visible (error_box));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "error_label"))),
-                   ==, "This step failed.");
+  g_assert_cmpstr (label (cell, "error_label"), ==, "This step failed.");
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (expander)));
 
   /* The next successful run clears it. */
   sk_node_set_state (fixture->a, SK_NODE_STATE_SUCCEEDED);
   g_assert_false (gtk_widget_get_visible (error_box));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_label"))),
-                   ==, sk_node_state_describe (SK_NODE_STATE_SUCCEEDED));
+  g_assert_cmpstr (label (cell, "state_label"), ==,
+                   sk_node_state_describe (SK_NODE_STATE_SUCCEEDED));
 
   /* Switching steps shows the other step's state. */
   sk_node_set_error (fixture->b, "no output", NULL);
   sk_output_cell_set_node (SK_OUTPUT_CELL (cell), fixture->b);
   g_assert_true (gtk_widget_get_visible (error_box));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "error_label"))),
-                   ==, "No output.");
+  g_assert_cmpstr (label (cell, "error_label"), ==, "No output.");
   sk_node_set_state (fixture->a, SK_NODE_STATE_FAILED);
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_OUTPUT_CELL, "state_label"))),
-                   ==, sk_node_state_describe (SK_NODE_STATE_IDLE));
+  g_assert_cmpstr (label (cell, "state_label"), ==, sk_node_state_describe (SK_NODE_STATE_IDLE));
 
   dismiss (window, cell);
 }
@@ -768,7 +791,7 @@ test_output_state (Fixture       *fixture,
 static GtkTextBuffer *
 code_buffer (GtkWidget *cell)
 {
-  return gtk_text_view_get_buffer (GTK_TEXT_VIEW (template_child (cell, SK_TYPE_CODE_CELL, "view")));
+  return gtk_text_view_get_buffer (child (cell, "view"));
 }
 
 static void
@@ -801,9 +824,8 @@ test_code_edit (Fixture       *fixture,
   g_signal_connect (cell, "message", G_CALLBACK (message_cb), messages);
   g_object_set (cell, "project", fixture->project, NULL);
   window = present (cell);
-  placeholder = template_child (cell, SK_TYPE_CODE_CELL, "placeholder_label");
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (template_child (cell, SK_TYPE_CODE_CELL, "stack"))),
-                   ==, "empty");
+  placeholder = child (cell, "placeholder_label");
+  g_assert_cmpstr (page (cell, "stack"), ==, "empty");
 
   /* The script is loaded, highlighted as Python, and named in the heading. */
   sk_code_cell_set_node (SK_CODE_CELL (cell), fixture->a);
@@ -812,12 +834,12 @@ test_code_edit (Fixture       *fixture,
   text = buffer_text (GTK_TEXT_BUFFER (buffer));
   g_assert_cmpstr (text, ==, "state = {}\n\ndef compute():\n    pass");
   g_clear_pointer (&text, g_free);
-  g_assert_cmpstr (gtk_source_language_get_id (gtk_source_buffer_get_language (buffer)), ==, "python3");
+  g_assert_cmpstr (gtk_source_language_get_id (gtk_source_buffer_get_language (buffer)),
+                   ==, "python3");
   g_assert_nonnull (gtk_source_buffer_get_style_scheme (buffer));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_CODE_CELL, "file_label"))),
-                   ==, "load_sales.py");
+  g_assert_cmpstr (label (cell, "file_label"), ==, "load_sales.py");
   g_assert_true (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
-  g_assert_true (gtk_widget_get_sensitive (template_child (cell, SK_TYPE_CODE_CELL, "clear_button")));
+  g_assert_true (gtk_widget_get_sensitive (child (cell, "clear_button")));
   g_assert_false (gtk_widget_get_visible (placeholder));
   g_assert_false (sk_code_cell_get_modified (SK_CODE_CELL (cell)));
   path = g_file_get_path (sk_code_cell_get_file (SK_CODE_CELL (cell)));
@@ -855,9 +877,8 @@ test_code_edit (Fixture       *fixture,
 
   g_assert_false (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
   g_assert_true (gtk_widget_get_visible (placeholder));
-  g_assert_false (gtk_widget_get_sensitive (template_child (cell, SK_TYPE_CODE_CELL, "clear_button")));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (cell, SK_TYPE_CODE_CELL, "file_label"))),
-                   ==, "make_chart.py");
+  g_assert_false (gtk_widget_get_sensitive (child (cell, "clear_button")));
+  g_assert_cmpstr (label (cell, "file_label"), ==, "make_chart.py");
   g_assert_false (g_file_test (script_b, G_FILE_TEST_EXISTS));
 
   /* Writing code by hand creates the script and its folder. */
@@ -926,7 +947,7 @@ test_code_reload (Fixture       *fixture,
   g_assert_cmpint (g_unlink (script), ==, 0);
   WAIT_UNTIL (loaded == 3, WAIT_MSEC);
   g_assert_false (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_CODE_CELL, "placeholder_label")));
+  g_assert_true (shown (cell, "placeholder_label"));
 
   sk_test_write_text (folder, "make_chart.py", "print (3)\n");
   WAIT_UNTIL (loaded == 4, WAIT_MSEC);
@@ -977,8 +998,8 @@ test_code_clear (Fixture       *fixture,
   g_assert_cmpstr (text, ==, "");
   g_assert_false (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
   g_assert_false (sk_code_cell_get_modified (SK_CODE_CELL (cell)));
-  g_assert_true (gtk_widget_get_visible (template_child (cell, SK_TYPE_CODE_CELL, "placeholder_label")));
-  g_assert_false (gtk_widget_get_sensitive (template_child (cell, SK_TYPE_CODE_CELL, "clear_button")));
+  g_assert_true (shown (cell, "placeholder_label"));
+  g_assert_false (gtk_widget_get_sensitive (child (cell, "clear_button")));
 
   /* Nothing brings it back later. */
   g_usleep (G_USEC_PER_SEC / 10);

@@ -115,6 +115,7 @@ set_strv (GStrv              *field,
           const char * const *value)
 {
   static const char * const empty[] = { NULL };
+  GStrv copy;
 
   if (value == NULL)
     value = empty;
@@ -122,8 +123,11 @@ set_strv (GStrv              *field,
   if (strv_equal0 ((const char * const *) *field, value))
     return FALSE;
 
+  /* Copy before freeing: @value may share strings with the old list, as when
+   * a caller appends to what the getter returned. */
+  copy = g_strdupv ((char **) value);
   g_strfreev (*field);
-  *field = g_strdupv ((char **) value);
+  *field = copy;
   return TRUE;
 }
 

@@ -327,6 +327,10 @@ sk_application_startup (GApplication *app)
     { "win.arrange", { "<Control><Shift>l", NULL } },
     { "win.edit-process", { "<Control>e", NULL } },
     { "win.show-step-list", { "F9", NULL } },
+    { "win.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
+    { "win.zoom-out", { "<Control>minus", NULL } },
+    { "win.zoom-reset", { "<Control>0", NULL } },
+    { "win.zoom-fit", { "<Control>1", NULL } },
   };
 
   G_APPLICATION_CLASS (sk_application_parent_class)->startup (app);

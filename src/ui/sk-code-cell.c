@@ -204,7 +204,8 @@ update_style_scheme (SkCodeCell *self)
 
   scheme = gtk_source_style_scheme_manager_get_scheme (manager, dark ? "Adwaita-dark" : "Adwaita");
   if (scheme == NULL)
-    scheme = gtk_source_style_scheme_manager_get_scheme (manager, dark ? "classic-dark" : "classic");
+    scheme = gtk_source_style_scheme_manager_get_scheme (manager,
+                                                         dark ? "classic-dark" : "classic");
 
   if (self->buffer != NULL)
     gtk_source_buffer_set_style_scheme (self->buffer, scheme);
@@ -252,7 +253,8 @@ save_done_cb (GObject      *object,
   if (!gtk_source_file_saver_save_finish (GTK_SOURCE_FILE_SAVER (object), result, &error))
     {
       g_autofree char *name = g_file_get_basename (op->file);
-      g_autofree char *text = g_strdup_printf (_("%s could not be saved: %s"), name, error->message);
+      g_autofree char *text = g_strdup_printf (_("%s could not be saved: %s"),
+                                               name, error->message);
 
       emit_message (self, text);
     }
@@ -315,7 +317,8 @@ delete_done_cb (GObject      *object,
   if (!g_file_delete_finish (G_FILE (object), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     {
-      g_autofree char *text = g_strdup_printf (_("The code could not be deleted: %s"), error->message);
+      g_autofree char *text = g_strdup_printf (_("The code could not be deleted: %s"),
+                                               error->message);
 
       emit_message (self, text);
     }
@@ -466,7 +469,8 @@ load_done_cb (GObject      *object,
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         {
-          g_autofree char *text = g_strdup_printf (_("The code could not be read: %s"), error->message);
+          g_autofree char *text = g_strdup_printf (_("The code could not be read: %s"),
+                                                   error->message);
 
           emit_message (self, text);
         }
@@ -610,6 +614,7 @@ reload_document (SkCodeCell *self)
   g_autoptr(GFile) file = NULL;
   g_autofree char *basename = NULL;
   g_autoptr(GError) error = NULL;
+  GtkSourceLanguage *language;
 
   save_now (self);
 
@@ -638,11 +643,13 @@ reload_document (SkCodeCell *self)
    * the undo history does not cross from one step to another.
    */
   g_clear_object (&self->buffer);
-  self->buffer = gtk_source_buffer_new_with_language (
-    gtk_source_language_manager_get_language (gtk_source_language_manager_get_default (), "python3"));
+  language = gtk_source_language_manager_get_language (gtk_source_language_manager_get_default (),
+                                                       "python3");
+  self->buffer = gtk_source_buffer_new_with_language (language);
   update_style_scheme (self);
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), GTK_TEXT_BUFFER (self->buffer));
-  g_signal_connect_object (self->buffer, "changed", G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "changed",
+                           G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
 
   g_set_object (&self->file, file);
   set_has_script (self, FALSE);
@@ -660,7 +667,8 @@ reload_document (SkCodeCell *self)
 
   self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
   if (self->monitor != NULL)
-    g_signal_connect_object (self->monitor, "changed", G_CALLBACK (monitor_changed_cb), self, G_CONNECT_SWAPPED);
+    g_signal_connect_object (self->monitor, "changed",
+                             G_CALLBACK (monitor_changed_cb), self, G_CONNECT_SWAPPED);
   else
     g_debug ("Cannot watch %s: %s", basename, error->message);
 
@@ -708,7 +716,8 @@ clear_clicked_cb (SkCodeCell *self)
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   g_object_set_data (G_OBJECT (dialog), "sk-serial", GUINT_TO_POINTER (self->serial));
-  g_signal_connect_object (dialog, "response", G_CALLBACK (clear_response_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (dialog, "response",
+                           G_CALLBACK (clear_response_cb), self, G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -905,7 +914,8 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
   gtk_source_init ();
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/skelecode/SkeleCode/sk-code-cell.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/skelecode/SkeleCode/sk-code-cell.ui");
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, card);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, file_label);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, clear_button);

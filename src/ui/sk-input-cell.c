@@ -218,7 +218,8 @@ create_file_row (gpointer item,
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, label,
                                   -1);
   g_object_set_data_full (G_OBJECT (button), "sk-file-name", g_strdup (name), g_free);
-  g_signal_connect_object (button, "clicked", G_CALLBACK (remove_clicked_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (button, "clicked",
+                           G_CALLBACK (remove_clicked_cb), self, G_CONNECT_SWAPPED);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
 
   return row;
@@ -251,8 +252,10 @@ same_contents (GFile        *a,
   g_autofree guint8 *buffer_a = NULL;
   g_autofree guint8 *buffer_b = NULL;
 
-  info_a = g_file_query_info (a, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, cancellable, NULL);
-  info_b = g_file_query_info (b, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, cancellable, NULL);
+  info_a = g_file_query_info (a, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE,
+                              cancellable, NULL);
+  info_b = g_file_query_info (b, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE,
+                              cancellable, NULL);
   if (info_a == NULL || info_b == NULL ||
       g_file_info_get_size (info_a) != g_file_info_get_size (info_b))
     return FALSE;
@@ -270,8 +273,10 @@ same_contents (GFile        *a,
       gsize read_a = 0;
       gsize read_b = 0;
 
-      if (!g_input_stream_read_all (stream_a, buffer_a, COMPARE_CHUNK_SIZE, &read_a, cancellable, NULL) ||
-          !g_input_stream_read_all (stream_b, buffer_b, COMPARE_CHUNK_SIZE, &read_b, cancellable, NULL) ||
+      if (!g_input_stream_read_all (stream_a, buffer_a, COMPARE_CHUNK_SIZE, &read_a,
+                                    cancellable, NULL) ||
+          !g_input_stream_read_all (stream_b, buffer_b, COMPARE_CHUNK_SIZE, &read_b,
+                                    cancellable, NULL) ||
           read_a != read_b ||
           memcmp (buffer_a, buffer_b, read_a) != 0)
         return FALSE;
@@ -334,6 +339,22 @@ attach_one (GFile         *folder,
     }
 }
 
+static char *
+describe_attach_error (const char   *basename,
+                       const GError *error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return g_strdup_printf (_("“%s” could not be attached because it no longer exists."),
+                            basename);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    return g_strdup_printf (_("“%s” could not be attached because you may not read it."),
+                            basename);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY))
+    return g_strdup_printf (_("“%s” is a folder; only files can be attached."), basename);
+
+  return g_strdup_printf (_("“%s” could not be attached: %s"), basename, error->message);
+}
+
 static void
 attach_thread (GTask        *task,
                gpointer      source_object,
@@ -377,9 +398,7 @@ attach_thread (GTask        *task,
         {
           g_autofree char *basename = g_file_get_basename (source);
 
-          g_ptr_array_add (data->messages,
-                           g_strdup_printf (_("“%s” could not be attached: %s"),
-                                            basename, local_error->message));
+          g_ptr_array_add (data->messages, describe_attach_error (basename, local_error));
           if (data->first_error == NULL)
             data->first_error = g_steal_pointer (&local_error);
         }
@@ -692,7 +711,8 @@ sk_input_cell_class_init (SkInputCellClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/skelecode/SkeleCode/sk-input-cell.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/skelecode/SkeleCode/sk-input-cell.ui");
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, card);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, stack);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, text_view);
@@ -723,7 +743,8 @@ sk_input_cell_init (SkInputCell *self)
    */
   buffer = gtk_text_view_get_buffer (self->text_view);
   gtk_text_buffer_set_enable_undo (buffer, FALSE);
-  g_signal_connect_object (buffer, "changed", G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (buffer, "changed",
+                           G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
 
   self->node_signals = g_signal_group_new (SK_TYPE_NODE);
   g_signal_group_connect_object (self->node_signals, "notify::input-text",
@@ -732,7 +753,8 @@ sk_input_cell_init (SkInputCell *self)
                                  G_CALLBACK (node_input_files_cb), self, G_CONNECT_SWAPPED);
 
   drop_target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-  g_signal_connect_object (drop_target, "accept", G_CALLBACK (drop_accept_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drop_target, "accept",
+                           G_CALLBACK (drop_accept_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (drop_target, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop_target));
 

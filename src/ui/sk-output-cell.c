@@ -513,7 +513,8 @@ sync_state (SkOutputCell *self)
   gtk_image_set_from_icon_name (self->state_image, state_icon_name (state));
   gtk_stack_set_visible_child_name (self->state_icon_stack, running ? "spinner" : "icon");
   gtk_spinner_set_spinning (self->state_spinner, running);
-  gtk_widget_set_visible (GTK_WIDGET (self->state_box), self->node != NULL && description[0] != '\0');
+  gtk_widget_set_visible (GTK_WIDGET (self->state_box),
+                          self->node != NULL && description[0] != '\0');
 
   if (self->node != NULL && state == SK_NODE_STATE_FAILED)
     gtk_widget_add_css_class (GTK_WIDGET (self->state_box), "error");
@@ -593,7 +594,8 @@ launch_done_cb (GObject      *object,
   if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_autofree char *text = g_strdup_printf (_("The file could not be opened: %s"), error->message);
+      g_autofree char *text = g_strdup_printf (_("The file could not be opened: %s"),
+                                               error->message);
 
       g_signal_emit (self, signals [MESSAGE], 0, text);
     }
@@ -641,7 +643,8 @@ open_folder_clicked_cb (SkOutputCell *self)
   if (folder == NULL || !g_file_query_exists (folder, NULL))
     {
       g_signal_emit (self, signals [MESSAGE], 0,
-                     _("This step has no folder yet. It is created when the step gets code or files."));
+                     _("This step has no folder yet. It is created when the step gets "
+                       "code or files."));
       return;
     }
 
@@ -785,7 +788,8 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/skelecode/SkeleCode/sk-output-cell.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/skelecode/SkeleCode/sk-output-cell.ui");
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, card);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, stack);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_box);

@@ -38,10 +38,12 @@ struct _SkWindow
   GCancellable         *cancellable;
   GCancellable         *run_cancellable;
   GPtrArray            *run_nodes;
+  GPtrArray            *pending_run;
   GHashTable           *keys;
   GtkSingleSelection   *step_selection;
   SkNode               *watched_node;
   guint                 recovery_id;
+  char                 *last_toast;
   guint                 syncing_selection : 1;
   guint                 close_confirmed : 1;
 
@@ -91,6 +93,9 @@ sk_window_show_toast (SkWindow   *self,
   AdwToast *toast;
 
   g_return_if_fail (SK_IS_WINDOW (self));
+
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
 
   toast = adw_toast_new (message);
   adw_toast_set_timeout (toast, 5);
@@ -178,6 +183,10 @@ update_actions (SkWindow *self)
   set_action_enabled (self, "stop", running);
   set_action_enabled (self, "arrange", has_project);
   set_action_enabled (self, "edit-process", has_project);
+  set_action_enabled (self, "zoom-in", has_project);
+  set_action_enabled (self, "zoom-out", has_project);
+  set_action_enabled (self, "zoom-reset", has_project);
+  set_action_enabled (self, "zoom-fit", has_project);
 
   gtk_widget_set_visible (GTK_WIDGET (self->run_button), !running);
   gtk_widget_set_visible (GTK_WIDGET (self->stop_button), running);
@@ -907,7 +916,9 @@ set_project (SkWindow  *self,
 {
   g_autoptr(SkHistory) history = NULL;
 
-  delete_recovery (self);
+  /* Only the pending write is dropped: the recovery file of the folder
+   * being opened is what offer_recovery() offers next. */
+  g_clear_handle_id (&self->recovery_id, g_source_remove);
   disconnect_project (self);
   sk_canvas_set_project (self->canvas, NULL);
 
@@ -1365,6 +1376,16 @@ run_cb (GObject      *object,
   update_title (self);
 }
 
+static void
+code_saved_cb (SkWindow *self)
+{
+  g_autoptr(GPtrArray) nodes = g_steal_pointer (&self->pending_run);
+
+  g_signal_handlers_disconnect_by_func (self->code_cell, code_saved_cb, self);
+  if (nodes != NULL && !sk_code_cell_get_modified (self->code_cell))
+    sk_window_run_nodes (self, nodes);
+}
+
 /**
  * sk_window_run_nodes:
  * @self: a #SkWindow
@@ -1386,6 +1407,18 @@ sk_window_run_nodes (SkWindow  *self,
   if (nodes->len == 0)
     {
       sk_window_show_toast (self, _("No step is marked to run. Right-click a step to mark it."));
+      return;
+    }
+
+  /* A code edit still waiting for its save would not be what runs; write it
+   * first and start once it is on disk. */
+  if (sk_code_cell_get_modified (self->code_cell))
+    {
+      if (self->pending_run == NULL)
+        g_signal_connect_object (self->code_cell, "saved", G_CALLBACK (code_saved_cb), self, G_CONNECT_SWAPPED);
+      g_clear_pointer (&self->pending_run, g_ptr_array_unref);
+      self->pending_run = g_ptr_array_ref (nodes);
+      sk_code_cell_save (self->code_cell);
       return;
     }
 
@@ -1490,6 +1523,19 @@ edit_process_action (GSimpleAction *action,
   show_properties (user_data, NULL);
 }
 
+/* The zoom buttons float over the canvas but are not inside it, so they
+ * reach its actions through these. */
+static void
+zoom_action (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  SkWindow *self = user_data;
+  g_autofree char *name = g_strconcat ("canvas.", g_action_get_name (G_ACTION (action)), NULL);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->canvas), name, NULL);
+}
+
 static void
 close_action (GSimpleAction *action,
               GVariant      *parameter,
@@ -1511,6 +1557,10 @@ static const GActionEntry win_actions[] = {
   { "stop", stop_action },
   { "arrange", arrange_action },
   { "edit-process", edit_process_action },
+  { "zoom-in", zoom_action },
+  { "zoom-out", zoom_action },
+  { "zoom-reset", zoom_action },
+  { "zoom-fit", zoom_action },
 };
 
 /* Closing */
@@ -1648,6 +1698,12 @@ _sk_window_is_running (SkWindow *self)
   return is_running (self);
 }
 
+const char *
+_sk_window_get_last_toast (SkWindow *self)
+{
+  return self->last_toast;
+}
+
 static void
 sk_window_dispose (GObject *object)
 {
@@ -1672,7 +1728,9 @@ sk_window_dispose (GObject *object)
   g_clear_object (&self->run_cancellable);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->run_nodes, g_ptr_array_unref);
+  g_clear_pointer (&self->pending_run, g_ptr_array_unref);
   g_clear_pointer (&self->keys, g_hash_table_unref);
+  g_clear_pointer (&self->last_toast, g_free);
 
   G_OBJECT_CLASS (sk_window_parent_class)->dispose (object);
 }

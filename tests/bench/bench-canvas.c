@@ -1,0 +1,606 @@
+/* bench-canvas.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* Figures for the workflow canvas, not a test: how long the canvas takes to
+ * build and render one frame of workflows of 100, 1,000 and 5,000 steps
+ * with about twice as many edges, and how long it takes from launching the
+ * process to the first frame that shows a 1,000-step workflow.
+ *
+ * Frames are built by calling the canvas's snapshot function, as the window
+ * does, and rendered offscreen with the window's renderer. In GTK 4.8 a
+ * GtkWidgetPaintable outside a widget's snapshot only replays the last frame
+ * the window drew, so it would not measure the canvas at all.
+ *
+ * Environment: SKELE_BENCH_FRAMES (frames per median, default 20).
+ */
+
+#define G_LOG_DOMAIN "bench-canvas"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <adwaita.h>
+
+#include "sk-canvas-private.h"
+#include "sk-project.h"
+#include "sk-ui.h"
+
+#define WINDOW_WIDTH 1280
+#define WINDOW_HEIGHT 800
+#define WARM_UP_FRAMES 3
+#define DEFAULT_FRAMES 20
+#define WINDOW_FRAMES 30
+#define LAUNCH_NODES 1000
+#define SPACING_X 220.0
+#define SPACING_Y 110.0
+#define TIMEOUT_MS 60000
+
+typedef struct
+{
+  double build;
+  double render;
+  double total;
+} Frame;
+
+typedef struct
+{
+  GtkWidget *window;
+  SkCanvas  *canvas;
+  GtkWidget *probe;
+  gint64     probe_time;
+  gint64     paint_time;
+  guint      painted;
+  int        pan;
+} Bench;
+
+/* Helpers ---------------------------------------------------------------- */
+
+static double
+ms_between (gint64 start,
+            gint64 end)
+{
+  return (end - start) / 1000.0;
+}
+
+static int
+compare_doubles (const void *a,
+                 const void *b)
+{
+  double x = *(const double *) a;
+  double y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+static double
+median (double *values,
+        guint   n)
+{
+  qsort (values, n, sizeof *values, compare_doubles);
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+static guint
+env_uint (const char *name,
+          guint       fallback)
+{
+  const char *value = g_getenv (name);
+  guint64 number;
+  char *end;
+
+  if (value == NULL || value[0] == '\0')
+    return fallback;
+
+  number = g_ascii_strtoull (value, &end, 10);
+  if (*end != '\0' || number == 0 || number > 10000)
+    {
+      g_printerr ("Ignoring %s=%s: expected a number from 1 to 10000.\n", name, value);
+      return fallback;
+    }
+
+  return (guint) number;
+}
+
+/* How long ago the kernel started this process, in milliseconds, from the
+ * start time in /proc/self/stat (in clock ticks since boot, so with a
+ * resolution of 10 ms), or -1 where that cannot be read.
+ */
+static double
+process_age_ms (void)
+{
+  g_autofree char *stat = NULL;
+  g_auto(GStrv) fields = NULL;
+  struct timespec now;
+  const char *end;
+  long ticks = sysconf (_SC_CLK_TCK);
+  double start_s;
+
+  if (ticks <= 0 ||
+      clock_gettime (CLOCK_BOOTTIME, &now) != 0 ||
+      !g_file_get_contents ("/proc/self/stat", &stat, NULL, NULL))
+    return -1;
+
+  /* The command name may contain spaces; the fields after it do not. The
+   * start time is field 22, the 20th after the name. */
+  end = strrchr (stat, ')');
+  if (end == NULL)
+    return -1;
+  fields = g_strsplit (end + 2, " ", 0);
+  if (g_strv_length (fields) < 20)
+    return -1;
+
+  start_s = g_ascii_strtoull (fields[19], NULL, 10) / (double) ticks;
+  return (now.tv_sec + now.tv_nsec / 1e9 - start_s) * 1000.0;
+}
+
+static void
+print_load_average (const char *when)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) fields = NULL;
+
+  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
+    return;
+
+  fields = g_strsplit (g_strstrip (contents), " ", 4);
+  if (g_strv_length (fields) >= 3)
+    g_print ("  loadavg     %s %s %s (1, 5, 15 min, %s)\n",
+             fields[0], fields[1], fields[2], when);
+}
+
+/* Workflows -------------------------------------------------------------- */
+
+/* A workflow of @n_nodes steps on a grid of about square shape, each step
+ * after the first two needing two earlier ones: mostly steps of the row
+ * above and near its column, sometimes any earlier step, so that some edges
+ * are long and cross the view. The same seed gives the same workflow.
+ */
+static SkProject *
+make_workflow (guint  n_nodes,
+               guint *n_edges)
+{
+  g_autoptr(GRand) rng = g_rand_new_with_seed (20260101 + n_nodes);
+  SkProject *project = sk_project_new (NULL);
+  guint columns = MAX (1, (guint) ceil (sqrt (n_nodes)));
+
+  *n_edges = 0;
+
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i + 1);
+      g_autofree char *name = g_strdup_printf ("step %u", i + 1);
+      g_autoptr(SkNode) node = sk_node_new (id, name);
+      g_autoptr(GError) error = NULL;
+      guint wanted = MIN (2, i);
+      guint chosen[2] = { 0, 0 };
+      guint n_chosen = 0;
+
+      while (n_chosen < wanted)
+        {
+          guint candidate;
+          g_autofree char *prior = NULL;
+
+          if (i >= columns && g_rand_int_range (rng, 0, 10) < 8)
+            {
+              int near = (int) (i - columns) + g_rand_int_range (rng, -3, 4);
+
+              candidate = (guint) CLAMP (near, 0, (int) i - 1);
+            }
+          else
+            candidate = (guint) g_rand_int_range (rng, 0, (gint32) i);
+
+          if (n_chosen == 1 && chosen[0] == candidate)
+            continue;
+
+          chosen[n_chosen++] = candidate;
+          prior = g_strdup_printf ("%u", candidate + 1);
+          sk_node_add_prior (node, prior);
+        }
+
+      *n_edges += n_chosen;
+      sk_node_set_position (node, (i % columns) * SPACING_X, (i / columns) * SPACING_Y);
+      if (!sk_project_add_node (project, node, &error))
+        g_error ("Could not add step %u: %s", i + 1, error->message);
+    }
+
+  sk_project_set_modified (project, FALSE);
+  return project;
+}
+
+/* Main loop -------------------------------------------------------------- */
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  g_error ("The window drew no frame within %d s", TIMEOUT_MS / 1000);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Bench         *bench)
+{
+  bench->painted++;
+  if (bench->paint_time == 0 && bench->probe_time != 0)
+    bench->paint_time = g_get_monotonic_time ();
+}
+
+/* The probe is a pixel drawn over the canvas, so its drawing function runs
+ * in the window's snapshot right after the canvas's. */
+static void
+probe_draw (GtkDrawingArea *area,
+            cairo_t        *cr,
+            int             width,
+            int             height,
+            gpointer        user_data)
+{
+  Bench *bench = user_data;
+
+  if (bench->probe_time == 0)
+    bench->probe_time = g_get_monotonic_time ();
+}
+
+static void
+wait_for_frames (Bench *bench,
+                 guint  n)
+{
+  guint target = bench->painted + n;
+  guint timeout_id = g_timeout_add (TIMEOUT_MS, timeout_cb, NULL);
+
+  while (bench->painted < target)
+    {
+      gtk_widget_queue_draw (GTK_WIDGET (bench->canvas));
+      g_main_context_iteration (NULL, TRUE);
+    }
+
+  g_source_remove (timeout_id);
+}
+
+static Bench *
+bench_new (SkProject *project)
+{
+  Bench *bench = g_new0 (Bench, 1);
+  GtkWidget *overlay = gtk_overlay_new ();
+
+  bench->window = gtk_window_new ();
+  gtk_window_set_title (GTK_WINDOW (bench->window), "Canvas benchmark");
+  gtk_window_set_default_size (GTK_WINDOW (bench->window), WINDOW_WIDTH, WINDOW_HEIGHT);
+  gtk_window_set_decorated (GTK_WINDOW (bench->window), FALSE);
+
+  bench->canvas = SK_CANVAS (sk_canvas_new ());
+  bench->probe = gtk_drawing_area_new ();
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (bench->probe), probe_draw, bench, NULL);
+  gtk_widget_set_size_request (bench->probe, 1, 1);
+  gtk_widget_set_halign (bench->probe, GTK_ALIGN_START);
+  gtk_widget_set_valign (bench->probe, GTK_ALIGN_START);
+  gtk_widget_set_can_target (bench->probe, FALSE);
+
+  gtk_overlay_set_child (GTK_OVERLAY (overlay), GTK_WIDGET (bench->canvas));
+  gtk_overlay_add_overlay (GTK_OVERLAY (overlay), bench->probe);
+  gtk_window_set_child (GTK_WINDOW (bench->window), overlay);
+
+  sk_canvas_set_project (bench->canvas, project);
+  gtk_window_present (GTK_WINDOW (bench->window));
+  g_signal_connect (gtk_widget_get_frame_clock (bench->window), "after-paint",
+                    G_CALLBACK (after_paint_cb), bench);
+
+  return bench;
+}
+
+static void
+bench_free (Bench *bench)
+{
+  g_signal_handlers_disconnect_by_data (gtk_widget_get_frame_clock (bench->window), bench);
+  gtk_window_destroy (GTK_WINDOW (bench->window));
+  while (g_main_context_iteration (NULL, FALSE));
+  g_free (bench);
+}
+
+/* Frames ----------------------------------------------------------------- */
+
+/* Moves the view one pixel, back and forth, so the canvas must draw its
+ * edges again but shows the same steps. */
+static void
+nudge_view (Bench *bench)
+{
+  bench->pan = bench->pan == 0 ? 1 : -bench->pan;
+  _sk_canvas_scroll (bench->canvas, 0, 0, bench->pan, 0, 0);
+}
+
+static Frame
+time_frame (Bench    *bench,
+            gboolean  redraw)
+{
+  GtkWidget *widget = GTK_WIDGET (bench->canvas);
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (bench->window));
+  graphene_rect_t viewport = GRAPHENE_RECT_INIT (0, 0,
+                                                 gtk_widget_get_width (widget),
+                                                 gtk_widget_get_height (widget));
+  gsize stride = (gsize) viewport.size.width * 4;
+  g_autofree guchar *pixels = g_malloc (stride * (gsize) viewport.size.height);
+  GskRenderNode *node;
+  GdkTexture *texture;
+  GtkSnapshot *snapshot;
+  gint64 start, built, rendered;
+  Frame frame;
+
+  if (redraw)
+    nudge_view (bench);
+
+  start = g_get_monotonic_time ();
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  built = g_get_monotonic_time ();
+
+  /* Downloading waits for the renderer to finish; the GL renderer would
+   * otherwise return before the GPU (here llvmpipe) has drawn anything. */
+  texture = gsk_renderer_render_texture (renderer, node, &viewport);
+  gdk_texture_download (texture, pixels, stride);
+  rendered = g_get_monotonic_time ();
+
+  g_object_unref (texture);
+  gsk_render_node_unref (node);
+
+  frame.build = ms_between (start, built);
+  frame.render = ms_between (built, rendered);
+  frame.total = ms_between (start, rendered);
+  return frame;
+}
+
+static Frame
+median_frame (Bench    *bench,
+              gboolean  redraw,
+              guint     n_frames)
+{
+  g_autofree double *build = g_new0 (double, n_frames);
+  g_autofree double *render = g_new0 (double, n_frames);
+  g_autofree double *total = g_new0 (double, n_frames);
+  Frame result;
+
+  for (guint i = 0; i < WARM_UP_FRAMES; i++)
+    time_frame (bench, redraw);
+
+  for (guint i = 0; i < n_frames; i++)
+    {
+      Frame frame = time_frame (bench, redraw);
+
+      build[i] = frame.build;
+      render[i] = frame.render;
+      total[i] = frame.total;
+    }
+
+  result.build = median (build, n_frames);
+  result.render = median (render, n_frames);
+  result.total = median (total, n_frames);
+  return result;
+}
+
+/* Frames drawn in the window while the view moves a pixel every frame: the
+ * interval between painted frames, which the frame clock holds at about
+ * 16.7 ms or more. */
+static gboolean
+pan_tick_cb (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       user_data)
+{
+  nudge_view (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+static double
+window_frame_ms (Bench *bench)
+{
+  double intervals[WINDOW_FRAMES];
+  gint64 last;
+  guint tick_id;
+
+  tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (bench->canvas), pan_tick_cb, bench, NULL);
+  wait_for_frames (bench, WARM_UP_FRAMES);
+  last = g_get_monotonic_time ();
+  for (guint i = 0; i < WINDOW_FRAMES; i++)
+    {
+      gint64 now;
+
+      wait_for_frames (bench, 1);
+      now = g_get_monotonic_time ();
+      intervals[i] = ms_between (last, now);
+      last = now;
+    }
+  gtk_widget_remove_tick_callback (GTK_WIDGET (bench->canvas), tick_id);
+
+  return median (intervals, WINDOW_FRAMES);
+}
+
+static guint
+count_visible (SkCanvas *canvas)
+{
+  SkProject *project = sk_canvas_get_project (canvas);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (project));
+  int width = gtk_widget_get_width (GTK_WIDGET (canvas));
+  int height = gtk_widget_get_height (GTK_WIDGET (canvas));
+  guint visible = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+      double mx, my, x0, y0, x1, y1;
+
+      sk_node_get_position (node, &mx, &my);
+      _sk_canvas_model_to_widget (canvas, mx - SK_CANVAS_NODE_WIDTH / 2,
+                                  my - SK_CANVAS_NODE_HEIGHT / 2, &x0, &y0);
+      _sk_canvas_model_to_widget (canvas, mx + SK_CANVAS_NODE_WIDTH / 2,
+                                  my + SK_CANVAS_NODE_HEIGHT / 2, &x1, &y1);
+      if (x1 > 0 && x0 < width && y1 > 0 && y0 < height)
+        visible++;
+    }
+
+  return visible;
+}
+
+static void
+print_header (void)
+{
+  g_print ("%6s %6s %5s %5s %7s | %-28s | %-28s | %7s\n",
+           "", "", "", "", "",
+           "   redraw (edges rebuilt)", "   cached (no change)", "window");
+  g_print ("%6s %6s %5s %5s %7s | %6s %6s %6s %6s | %6s %6s %6s %6s | %7s\n",
+           "nodes", "edges", "view", "zoom", "visible",
+           "build", "render", "total", "xempty",
+           "build", "render", "total", "xempty", "ms");
+}
+
+static void
+print_row (guint        n_nodes,
+           guint        n_edges,
+           const char  *view,
+           double       zoom,
+           guint        visible,
+           const Frame *redraw,
+           const Frame *cached,
+           const Frame *empty,
+           double       window_ms)
+{
+  g_print ("%6u %6u %5s %5.2f %7u | %6.2f %6.2f %6.2f %6.1f | %6.2f %6.2f %6.2f %6.1f | %7.1f\n",
+           n_nodes, n_edges, view, zoom, visible,
+           redraw->build, redraw->render, redraw->total,
+           empty != NULL ? redraw->total / empty->total : 1.0,
+           cached->build, cached->render, cached->total,
+           empty != NULL ? cached->total / empty->total : 1.0,
+           window_ms);
+}
+
+static void
+measure_workflow (Bench       *bench,
+                  guint        n_nodes,
+                  guint        n_frames,
+                  Frame       *empty)
+{
+  g_autoptr(SkProject) project = NULL;
+  guint n_edges;
+
+  project = make_workflow (n_nodes, &n_edges);
+  sk_canvas_set_project (bench->canvas, project);
+  /* The canvas fits a new workflow into the view on its next frame. */
+  wait_for_frames (bench, 2);
+
+  for (guint view = 0; view < 2; view++)
+    {
+      Frame redraw, cached;
+      double window_ms;
+
+      if (view == 0)
+        sk_canvas_set_zoom (bench->canvas, 1.0);
+      else if (n_nodes > 0)
+        gtk_widget_activate_action (GTK_WIDGET (bench->canvas), "canvas.zoom-fit", NULL);
+      else
+        break;
+      wait_for_frames (bench, 2);
+
+      redraw = median_frame (bench, TRUE, n_frames);
+      cached = median_frame (bench, FALSE, n_frames);
+      window_ms = window_frame_ms (bench);
+
+      if (n_nodes == 0)
+        *empty = redraw;
+
+      print_row (n_nodes, n_edges, view == 0 ? "1:1" : "fit",
+                 sk_canvas_get_zoom (bench->canvas), count_visible (bench->canvas),
+                 &redraw, &cached, n_nodes == 0 ? NULL : empty, window_ms);
+    }
+
+  sk_canvas_set_project (bench->canvas, NULL);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gint64 t_main = g_get_monotonic_time ();
+  double age_at_main = process_age_ms ();
+  const guint sizes[] = { 0, 100, 1000, 5000 };
+  guint n_frames = env_uint ("SKELE_BENCH_FRAMES", DEFAULT_FRAMES);
+  g_autoptr(SkProject) launch_project = NULL;
+  const char *renderer_env = g_getenv ("GSK_RENDERER");
+  gint64 t_init, t_built, t_presented;
+  guint launch_edges;
+  Bench *bench;
+  Frame empty = { 0, 0, 1 };
+  guint timeout_id;
+
+  if (!gtk_init_check ())
+    {
+      g_printerr ("bench-canvas needs a display; run it under xvfb-run.\n");
+      return 1;
+    }
+  adw_init ();
+  sk_ui_init ();
+  t_init = g_get_monotonic_time ();
+
+  /* 1. Launch to the first frame, as opening a 1,000-step workflow. */
+  launch_project = make_workflow (LAUNCH_NODES, &launch_edges);
+  t_built = g_get_monotonic_time ();
+  bench = bench_new (launch_project);
+  t_presented = g_get_monotonic_time ();
+
+  timeout_id = g_timeout_add (TIMEOUT_MS, timeout_cb, NULL);
+  while (bench->paint_time == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (timeout_id);
+
+  g_print ("Skele-Code canvas benchmark (GTK %u.%u.%u, libadwaita %u.%u.%u, %u processors)\n",
+           gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
+           adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),
+           g_get_num_processors ());
+  g_print ("  renderer    %s (GSK_RENDERER=%s)\n",
+           G_OBJECT_TYPE_NAME (gtk_native_get_renderer (GTK_NATIVE (bench->window))),
+           renderer_env != NULL ? renderer_env : "unset");
+  g_print ("  window      %dx%d, scale %d\n",
+           gtk_widget_get_width (GTK_WIDGET (bench->canvas)),
+           gtk_widget_get_height (GTK_WIDGET (bench->canvas)),
+           gtk_widget_get_scale_factor (bench->window));
+  print_load_average ("before");
+
+  g_print ("\n1. Launch to first frame, %u steps and %u edges, zoomed to fit (%.2f)\n",
+           LAUNCH_NODES, launch_edges, sk_canvas_get_zoom (bench->canvas));
+  if (age_at_main >= 0)
+    g_print ("   %-46s %8.1f ms  (10 ms resolution)\n", "kernel started process -> main()", age_at_main);
+  g_print ("   %-46s %8.1f ms\n", "main() -> GTK, libadwaita and styles ready",
+           ms_between (t_main, t_init));
+  g_print ("   %-46s %8.1f ms\n", "  -> workflow built", ms_between (t_init, t_built));
+  g_print ("   %-46s %8.1f ms\n", "  -> window presented", ms_between (t_built, t_presented));
+  g_print ("   %-46s %8.1f ms\n", "  -> canvas drawn in the first frame",
+           ms_between (t_presented, bench->probe_time));
+  g_print ("   %-46s %8.1f ms\n", "  -> first frame painted (after-paint)",
+           ms_between (bench->probe_time, bench->paint_time));
+  g_print ("   %-46s %8.1f ms\n", "main() -> first frame painted",
+           ms_between (t_main, bench->paint_time));
+  if (age_at_main >= 0)
+    g_print ("   %-46s %8.1f ms\n", "process start -> first frame painted",
+             age_at_main + ms_between (t_main, bench->paint_time));
+
+  /* 2. Frames of each size. */
+  sk_canvas_set_project (bench->canvas, NULL);
+  g_clear_object (&launch_project);
+
+  g_print ("\n2. Frames offscreen with the window's renderer, median of %u after %u warm-up "
+           "frames (ms);\n"
+           "   xempty = total / total of the empty canvas; window = interval between frames\n"
+           "   painted in the window while the view moves 1 px a frame\n\n",
+           n_frames, WARM_UP_FRAMES);
+  print_header ();
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    measure_workflow (bench, sizes[i], n_frames, &empty);
+
+  g_print ("\n");
+  print_load_average ("after");
+
+  bench_free (bench);
+  return 0;
+}
