@@ -14,6 +14,7 @@
 
 #include "sk-application.h"
 #include "sk-files.h"
+#include "sk-preferences-window.h"
 #include "sk-ui.h"
 #include "sk-window.h"
 
@@ -285,6 +286,19 @@ about_action (GSimpleAction *action,
 }
 
 static void
+preferences_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       user_data)
+{
+  SkApplication *self = user_data;
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  SkPreferencesWindow *preferences = sk_preferences_window_new (self->settings);
+
+  gtk_window_set_transient_for (GTK_WINDOW (preferences), window);
+  gtk_window_present (GTK_WINDOW (preferences));
+}
+
+static void
 help_action (GSimpleAction *action,
              GVariant      *parameter,
              gpointer       user_data)
@@ -301,6 +315,7 @@ static const GActionEntry app_actions[] = {
   { "open-example", open_example_action },
   { "quit", quit_action },
   { "about", about_action },
+  { "preferences", preferences_action },
   { "help", help_action },
 };
 
@@ -317,6 +332,7 @@ sk_application_startup (GApplication *app)
     { "app.open", { "<Control>o", NULL } },
     { "app.quit", { "<Control>q", NULL } },
     { "app.help", { "F1", NULL } },
+    { "app.preferences", { "<Control>comma", NULL } },
     { "win.save", { "<Control>s", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },
     { "win.close", { "<Control>w", NULL } },
