@@ -582,11 +582,26 @@ items_changed_cb (SkCanvas   *self,
   selection_changed (self);
 }
 
+/* Stops a drag without finishing it. Moving steps keeps a history group
+ * open until the drag ends; when the workflow or the history is replaced
+ * first, the group must be closed on the history that opened it, not on the
+ * next one. */
+static void
+abandon_drag (SkCanvas *self)
+{
+  if (self->drag_mode == DRAG_MOVE)
+    history_end (self);
+  self->drag_mode = DRAG_NONE;
+  g_array_set_size (self->origins, 0);
+}
+
 static void
 disconnect_project (SkCanvas *self)
 {
   if (self->project == NULL)
     return;
+
+  abandon_drag (self);
 
   g_cancellable_cancel (self->layout_cancellable);
   g_clear_object (&self->layout_cancellable);
@@ -711,20 +726,30 @@ path_edge (cairo_t      *cr,
   cairo_line_to (cr, p[6] - size * cos (angle + 0.45), p[7] - size * sin (angle + 0.45));
 }
 
-/* Edges are drawn into one cairo node in widget coordinates, with the zoom
- * applied to the cairo context, because GTK 4.8 misplaces cairo content on a
- * snapshot that is both scaled and translated. */
+/* Edges are drawn in widget coordinates, with the zoom applied to the
+ * cairo context, because GTK 4.8 misplaces cairo content on a snapshot that
+ * is both scaled and translated. They are drawn into an image once and kept
+ * as a texture: a cairo node only records the drawing, and the cairo
+ * renderer would stroke every edge again in each frame. */
 static GskRenderNode *
 build_edge_layer (SkCanvas              *self,
                   const graphene_rect_t *view)
 {
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
+  g_autoptr(GdkTexture) texture = NULL;
+  GBytes *bytes;
+  cairo_surface_t *surface;
   cairo_t *cr;
 
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  if (width <= 0 || height <= 0)
+    return gsk_container_node_new (NULL, 0);
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width * scale, height * scale);
+  cairo_surface_set_device_scale (surface, scale, scale);
+  cr = cairo_create (surface);
   cairo_translate (cr, self->offset_x, self->offset_y);
   cairo_scale (cr, self->zoom, self->zoom);
   cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
@@ -751,8 +776,18 @@ build_edge_layer (SkCanvas              *self,
 
   cairo_stroke (cr);
   cairo_destroy (cr);
+  cairo_surface_flush (surface);
 
-  return gtk_snapshot_free_to_node (snapshot);
+  /* Cairo's ARGB32 is GDK_MEMORY_DEFAULT; the texture keeps the surface. */
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
+                                      (gsize) cairo_image_surface_get_stride (surface) * height * scale,
+                                      (GDestroyNotify) cairo_surface_destroy,
+                                      surface);
+  texture = gdk_memory_texture_new (width * scale, height * scale, GDK_MEMORY_DEFAULT,
+                                    bytes, cairo_image_surface_get_stride (surface));
+  g_bytes_unref (bytes);
+
+  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, width, height));
 }
 
 static void
@@ -2037,7 +2072,6 @@ typedef struct
 {
   SkCanvas *self;
   gboolean  record;
-  gboolean  was_modified;
 } ArrangeData;
 
 static void
@@ -2050,7 +2084,6 @@ arrange_cb (GObject      *object,
   g_autoptr(GHashTable) positions = NULL;
   g_autoptr(GError) error = NULL;
   gboolean record = data->record;
-  gboolean was_modified = data->was_modified;
 
   g_free (data);
 
@@ -2071,6 +2104,13 @@ arrange_cb (GObject      *object,
   if (SK_PROJECT (object) != self->project)
     return;
 
+  /* If the user changed the workflow while it was being laid out (recovered
+   * unsaved changes, say), the layout is an edit like any other. */
+  if (!record &&
+      (sk_project_get_modified (self->project) ||
+       (self->history != NULL && sk_history_get_can_undo (self->history))))
+    record = TRUE;
+
   if (record)
     history_begin (self, _("Arrange"));
   sk_layout_apply (self->project, positions);
@@ -2082,8 +2122,7 @@ arrange_cb (GObject      *object,
        * it must not make the history think the user changed something. */
       if (self->history != NULL)
         sk_history_clear (self->history);
-      if (!was_modified)
-        sk_project_set_modified (self->project, FALSE);
+      sk_project_set_modified (self->project, FALSE);
     }
 
   request_fit (self);
@@ -2106,7 +2145,6 @@ arrange (SkCanvas *self,
   data = g_new0 (ArrangeData, 1);
   data->self = g_object_ref (self);
   data->record = record;
-  data->was_modified = sk_project_get_modified (self->project);
 
   sk_layout_arrange_async (self->project, NODE_W, NODE_H,
                            self->layout_cancellable, arrange_cb, data);
@@ -2272,6 +2310,9 @@ sk_canvas_set_history (SkCanvas  *self,
                        SkHistory *history)
 {
   g_return_if_fail (SK_IS_CANVAS (self));
+
+  if (self->history != history)
+    abandon_drag (self);
 
   if (g_set_object (&self->history, history))
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HISTORY]);

@@ -1580,6 +1580,13 @@ close_response_cb (AdwMessageDialog *dialog,
   else
     return;
 
+  /* The dialog lives until its response is emitted, after the window is
+   * gone. As a transient child destroyed with its parent it keeps pointing
+   * at the freed window and touches it when it is finalized, so it lets go
+   * of the window first. */
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
   self->close_confirmed = TRUE;
   gtk_window_close (GTK_WINDOW (self));
 }
