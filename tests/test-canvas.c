@@ -187,8 +187,10 @@ fixture_set_up (Fixture       *f,
   g_signal_connect (f->canvas, "edit-node", G_CALLBACK (edit_node_cb), f);
   g_signal_connect (f->canvas, "edit-process", G_CALLBACK (edit_process_cb), f);
   g_signal_connect (f->canvas, "message", G_CALLBACK (message_cb), f);
-  g_signal_connect_swapped (f->canvas, "selection-changed", G_CALLBACK (count_cb), &f->selection_changed);
-  g_signal_connect_swapped (f->canvas, "notify::selected-node", G_CALLBACK (count_cb), &f->selected_notifies);
+  g_signal_connect_swapped (f->canvas, "selection-changed",
+                            G_CALLBACK (count_cb), &f->selection_changed);
+  g_signal_connect_swapped (f->canvas, "notify::selected-node",
+                            G_CALLBACK (count_cb), &f->selected_notifies);
   g_signal_connect_swapped (f->canvas, "notify::zoom", G_CALLBACK (count_cb), &f->zoom_notifies);
 
   f->window = gtk_window_new ();
@@ -721,7 +723,17 @@ test_delete_edge (Fixture       *f,
   edge_midpoint (a, b, &mx, &my);
   model_to_widget (f, mx, my, &x, &y);
   g_assert_null (_sk_canvas_node_at (f->canvas, x, y));
-  click_at (f, mx, my, GDK_BUTTON_PRIMARY, 0);
+
+  /* Ten pixels beside the edge is empty space: a new step. */
+  _sk_canvas_click (f->canvas, x + 10, y, GDK_BUTTON_PRIMARY, 0, 1);
+  g_assert_false (_sk_canvas_get_selected_edge (f->canvas, NULL, NULL));
+  g_assert_cmpuint (n_nodes (f), ==, 4);
+  undo_only_step (f);
+  g_assert_cmpuint (n_nodes (f), ==, 3);
+  f->node_created = 0;
+
+  /* Four pixels beside it still hits the edge. */
+  _sk_canvas_click (f->canvas, x + 4, y, GDK_BUTTON_PRIMARY, 0, 1);
 
   g_assert_true (_sk_canvas_get_selected_edge (f->canvas, &prior, &node));
   g_assert_true (prior == a);
@@ -863,7 +875,8 @@ test_menu (Fixture       *f,
   g_assert_cmpint (g_menu_model_get_n_items (model), ==, 2);
   section = g_menu_model_get_item_link (model, 0, G_MENU_LINK_SECTION);
   g_assert_cmpint (g_menu_model_get_n_items (section), ==, 3);
-  g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+  g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_ACTION,
+                                                  "s", &action));
   g_assert_cmpstr (action, ==, "win.run-node");
 
   gtk_popover_popdown (GTK_POPOVER (popover));
@@ -941,6 +954,90 @@ test_drag_move (Fixture       *f,
   assert_position (b, 250, 0);
 }
 
+/* The window opens another workflow by clearing the canvas, giving it a new
+ * history and then the new workflow; a drag that began before must not
+ * close its group on the new history.
+ */
+static void
+test_drag_interrupted (Fixture       *f,
+                       gconstpointer  data)
+{
+  SkNode *a = add_node (f, "a", 0, 0);
+  SkNode *b = add_node (f, "b", 250, 0);
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkNode) other = sk_node_new ("1", "other");
+  g_autoptr(GError) error = NULL;
+  double x, y;
+
+  start_clean (f);
+
+  /* The dragged step goes away during the drag; the others still move. */
+  click_node (f, a, GDK_BUTTON_PRIMARY, 0);
+  click_node (f, b, GDK_BUTTON_PRIMARY, GDK_SHIFT_MASK);
+  model_to_widget (f, 0, 0, &x, &y);
+  g_assert_true (_sk_canvas_drag_begin (f->canvas, x, y, 0));
+  _sk_canvas_drag_update (f->canvas, 10, 0);
+  sk_project_remove_node (f->project, a);
+  _sk_canvas_drag_update (f->canvas, 20, 0);
+  _sk_canvas_drag_end (f->canvas, 30, 0);
+  assert_position (b, 280, 0);
+  g_assert_cmpuint (n_nodes (f), ==, 1);
+  /* The removal and the move were one step. */
+  undo_only_step (f);
+  g_assert_cmpuint (n_nodes (f), ==, 2);
+  assert_position (b, 250, 0);
+  wait_for_frame (f);
+
+  /* The history is replaced during a drag: the move so far is one step of
+   * the old history, and the rest of the drag does nothing. */
+  {
+    g_autoptr(SkHistory) old_history = g_object_ref (f->history);
+
+    start_clean (f);
+    model_to_widget (f, 250, 0, &x, &y);
+    g_assert_true (_sk_canvas_drag_begin (f->canvas, x, y, 0));
+    _sk_canvas_drag_update (f->canvas, 10, 10);
+    g_clear_object (&f->history);
+    f->history = sk_history_new (f->project);
+    sk_canvas_set_history (f->canvas, f->history);
+    _sk_canvas_drag_update (f->canvas, 20, 20);
+    _sk_canvas_drag_end (f->canvas, 20, 20);
+    assert_position (b, 260, 10);
+    g_assert_false (sk_history_get_can_undo (f->history));
+    g_assert_true (sk_history_undo (old_history));
+    assert_position (b, 250, 0);
+    g_assert_false (sk_history_get_can_undo (old_history));
+  }
+
+  /* The workflow is replaced during a drag. */
+  start_clean (f);
+  model_to_widget (f, 250, 0, &x, &y);
+  g_assert_true (_sk_canvas_drag_begin (f->canvas, x, y, 0));
+  _sk_canvas_drag_update (f->canvas, 10, 10);
+  assert_position (b, 260, 10);
+
+  project = sk_project_new (NULL);
+  sk_node_set_position (other, 0, 0);
+  sk_project_add_node (project, other, &error);
+  g_assert_no_error (error);
+  sk_canvas_set_project (f->canvas, NULL);
+  g_clear_object (&f->history);
+  f->history = sk_history_new (project);
+  sk_canvas_set_history (f->canvas, f->history);
+  sk_canvas_set_project (f->canvas, project);
+
+  _sk_canvas_drag_update (f->canvas, 40, 40);
+  _sk_canvas_drag_end (f->canvas, 50, 50);
+  assert_position (other, 0, 0);
+  g_assert_false (sk_history_get_can_undo (f->history));
+
+  /* The new history works: an edit is one step. */
+  click_node (f, other, GDK_BUTTON_SECONDARY, 0);
+  undo_only_step (f);
+  g_set_object (&f->project, project);
+  wait_for_frame (f);
+}
+
 static void
 test_rubber_band (Fixture       *f,
                   gconstpointer  data)
@@ -949,7 +1046,8 @@ test_rubber_band (Fixture       *f,
   SkNode *b = add_node (f, "b", 300, 0);
   SkNode *c = add_node (f, "c", 0, 200);
   SkNode *outside = add_node (f, "outside", 600, 400);
-  SkNode *partly = add_node (f, "partly", 420, 100);
+  /* Its centre is inside the band, its right end is not. */
+  SkNode *partly = add_node (f, "partly", 380, 100);
   double x0, y0, x1, y1;
 
   start_clean (f);
@@ -1431,7 +1529,9 @@ test_arrange (Fixture       *f,
 {
   const char *names[] = { "load", "clean", "chart", "summary", "report", "archive", "mail" };
   /* Each step's priors, as indices into names. */
-  const int priors[][2] = { { -1, -1 }, { 0, -1 }, { 1, -1 }, { 0, 1 }, { 2, 3 }, { 0, -1 }, { 4, 5 } };
+  const int priors[][2] = {
+    { -1, -1 }, { 0, -1 }, { 1, -1 }, { 0, 1 }, { 2, 3 }, { 0, -1 }, { 4, 5 },
+  };
   SkNode *nodes[G_N_ELEMENTS (names)];
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
@@ -1675,6 +1775,7 @@ main (int   argc,
   ADD ("alt-click", test_alt_click);
   ADD ("menu", test_menu);
   ADD ("drag-move", test_drag_move);
+  ADD ("drag-interrupted", test_drag_interrupted);
   ADD ("rubber-band", test_rubber_band);
   ADD ("scroll-pan", test_scroll_pan);
   ADD ("scroll-zoom", test_scroll_zoom);

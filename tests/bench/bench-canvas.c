@@ -418,40 +418,92 @@ window_frame_ms (Bench *bench)
   return median (intervals, WINDOW_FRAMES);
 }
 
-static guint
-count_visible (SkCanvas *canvas)
+/* What the frame shows: steps whose box meets the view, edges whose
+ * bounding box meets it (what the canvas strokes, by the same geometry), and
+ * of those the edges whose curve really passes through the view.
+ */
+static void
+count_visible (SkCanvas *canvas,
+               guint    *nodes,
+               guint    *edges_boxed,
+               guint    *edges_crossing)
 {
   SkProject *project = sk_canvas_get_project (canvas);
   guint n = g_list_model_get_n_items (G_LIST_MODEL (project));
-  int width = gtk_widget_get_width (GTK_WIDGET (canvas));
-  int height = gtk_widget_get_height (GTK_WIDGET (canvas));
-  guint visible = 0;
+  double vx0, vy0, vx1, vy1;
+
+  *nodes = *edges_boxed = *edges_crossing = 0;
+  _sk_canvas_widget_to_model (canvas, 0, 0, &vx0, &vy0);
+  _sk_canvas_widget_to_model (canvas,
+                              gtk_widget_get_width (GTK_WIDGET (canvas)),
+                              gtk_widget_get_height (GTK_WIDGET (canvas)),
+                              &vx1, &vy1);
 
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
-      double mx, my, x0, y0, x1, y1;
+      const char * const *priors = sk_node_get_priors (node);
+      double mx, my;
 
       sk_node_get_position (node, &mx, &my);
-      _sk_canvas_model_to_widget (canvas, mx - SK_CANVAS_NODE_WIDTH / 2,
-                                  my - SK_CANVAS_NODE_HEIGHT / 2, &x0, &y0);
-      _sk_canvas_model_to_widget (canvas, mx + SK_CANVAS_NODE_WIDTH / 2,
-                                  my + SK_CANVAS_NODE_HEIGHT / 2, &x1, &y1);
-      if (x1 > 0 && x0 < width && y1 > 0 && y0 < height)
-        visible++;
-    }
+      if (mx + SK_CANVAS_NODE_WIDTH / 2 > vx0 && mx - SK_CANVAS_NODE_WIDTH / 2 < vx1 &&
+          my + SK_CANVAS_NODE_HEIGHT / 2 > vy0 && my - SK_CANVAS_NODE_HEIGHT / 2 < vy1)
+        (*nodes)++;
 
-  return visible;
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          SkNode *prior = sk_project_get_node (project, priors[j]);
+          double p[8], dy, x0, x1, y0, y1, last_x, last_y;
+          gboolean crossing = FALSE;
+
+          sk_node_get_position (prior, &p[0], &p[1]);
+          p[1] += SK_CANVAS_NODE_HEIGHT / 2;
+          p[6] = mx;
+          p[7] = my - SK_CANVAS_NODE_HEIGHT / 2 - 2;
+          dy = MAX (40.0, fabs (p[7] - p[1]) / 2);
+          p[2] = p[0];
+          p[3] = p[1] + dy;
+          p[4] = p[6];
+          p[5] = p[7] - dy;
+
+          x0 = MIN (MIN (p[0], p[2]), MIN (p[4], p[6])) - 10;
+          x1 = MAX (MAX (p[0], p[2]), MAX (p[4], p[6])) + 10;
+          y0 = MIN (MIN (p[1], p[3]), MIN (p[5], p[7])) - 10;
+          y1 = MAX (MAX (p[1], p[3]), MAX (p[5], p[7])) + 10;
+          if (x1 <= vx0 || x0 >= vx1 || y1 <= vy0 || y0 >= vy1)
+            continue;
+          (*edges_boxed)++;
+
+          last_x = p[0];
+          last_y = p[1];
+          for (int k = 1; k <= 32 && !crossing; k++)
+            {
+              double t = k / 32.0;
+              double u = 1 - t;
+              double bx = u * u * u * p[0] + 3 * u * u * t * p[2] +
+                          3 * u * t * t * p[4] + t * t * t * p[6];
+              double by = u * u * u * p[1] + 3 * u * u * t * p[3] +
+                          3 * u * t * t * p[5] + t * t * t * p[7];
+
+              crossing = MAX (bx, last_x) + 10 > vx0 && MIN (bx, last_x) - 10 < vx1 &&
+                         MAX (by, last_y) + 10 > vy0 && MIN (by, last_y) - 10 < vy1;
+              last_x = bx;
+              last_y = by;
+            }
+          if (crossing)
+            (*edges_crossing)++;
+        }
+    }
 }
 
 static void
 print_header (void)
 {
-  g_print ("%6s %6s %5s %5s %7s | %-28s | %-28s | %7s\n",
-           "", "", "", "", "",
-           "   redraw (edges rebuilt)", "   cached (no change)", "window");
-  g_print ("%6s %6s %5s %5s %7s | %6s %6s %6s %6s | %6s %6s %6s %6s | %7s\n",
-           "nodes", "edges", "view", "zoom", "visible",
+  g_print ("%5s %5s %4s %4s %15s | %-27s | %-27s | %6s\n",
+           "", "", "", "", "in view",
+           "  redraw (edges rebuilt)", "  cached (no change)", "window");
+  g_print ("%5s %5s %4s %4s %4s %5s %5s | %6s %6s %6s %6s | %6s %6s %6s %6s | %6s\n",
+           "nodes", "edges", "view", "zoom", "node", "edge", "cross",
            "build", "render", "total", "xempty",
            "build", "render", "total", "xempty", "ms");
 }
@@ -462,13 +514,16 @@ print_row (guint        n_nodes,
            const char  *view,
            double       zoom,
            guint        visible,
+           guint        edges_boxed,
+           guint        edges_crossing,
            const Frame *redraw,
            const Frame *cached,
            const Frame *empty,
            double       window_ms)
 {
-  g_print ("%6u %6u %5s %5.2f %7u | %6.2f %6.2f %6.2f %6.1f | %6.2f %6.2f %6.2f %6.1f | %7.1f\n",
-           n_nodes, n_edges, view, zoom, visible,
+  g_print ("%5u %5u %4s %4.2f %4u %5u %5u | %6.2f %6.2f %6.2f %6.1f | "
+           "%6.2f %6.2f %6.2f %6.1f | %6.1f\n",
+           n_nodes, n_edges, view, zoom, visible, edges_boxed, edges_crossing,
            redraw->build, redraw->render, redraw->total,
            empty != NULL ? redraw->total / empty->total : 1.0,
            cached->build, cached->render, cached->total,
@@ -494,6 +549,7 @@ measure_workflow (Bench       *bench,
     {
       Frame redraw, cached;
       double window_ms;
+      guint visible, edges_boxed, edges_crossing;
 
       if (view == 0)
         sk_canvas_set_zoom (bench->canvas, 1.0);
@@ -510,8 +566,9 @@ measure_workflow (Bench       *bench,
       if (n_nodes == 0)
         *empty = redraw;
 
+      count_visible (bench->canvas, &visible, &edges_boxed, &edges_crossing);
       print_row (n_nodes, n_edges, view == 0 ? "1:1" : "fit",
-                 sk_canvas_get_zoom (bench->canvas), count_visible (bench->canvas),
+                 sk_canvas_get_zoom (bench->canvas), visible, edges_boxed, edges_crossing,
                  &redraw, &cached, n_nodes == 0 ? NULL : empty, window_ms);
     }
 
@@ -570,7 +627,8 @@ main (int   argc,
   g_print ("\n1. Launch to first frame, %u steps and %u edges, zoomed to fit (%.2f)\n",
            LAUNCH_NODES, launch_edges, sk_canvas_get_zoom (bench->canvas));
   if (age_at_main >= 0)
-    g_print ("   %-46s %8.1f ms  (10 ms resolution)\n", "kernel started process -> main()", age_at_main);
+    g_print ("   %-46s %8.1f ms  (10 ms resolution)\n",
+             "kernel started process -> main()", age_at_main);
   g_print ("   %-46s %8.1f ms\n", "main() -> GTK, libadwaita and styles ready",
            ms_between (t_main, t_init));
   g_print ("   %-46s %8.1f ms\n", "  -> workflow built", ms_between (t_init, t_built));
@@ -591,8 +649,10 @@ main (int   argc,
 
   g_print ("\n2. Frames offscreen with the window's renderer, median of %u after %u warm-up "
            "frames (ms);\n"
-           "   xempty = total / total of the empty canvas; window = interval between frames\n"
-           "   painted in the window while the view moves 1 px a frame\n\n",
+           "   in view: steps, edges the canvas strokes (bounding box meets the view), and edges\n"
+           "   whose curve crosses the view; xempty = total / total of the empty canvas;\n"
+           "   window = interval between frames painted in the window while the view moves\n"
+           "   1 px a frame\n\n",
            n_frames, WARM_UP_FRAMES);
   print_header ();
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
