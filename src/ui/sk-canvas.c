@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -726,6 +727,116 @@ path_edge (cairo_t      *cr,
   cairo_line_to (cr, p[6] - size * cos (angle + 0.45), p[7] - size * sin (angle + 0.45));
 }
 
+#define EDGE_SAMPLES 32
+
+static void
+cubic_point (const double  p[8],
+             double        t,
+             double       *x,
+             double       *y)
+{
+  double u = 1 - t;
+
+  *x = u * u * u * p[0] + 3 * u * u * t * p[2] + 3 * u * t * t * p[4] + t * t * t * p[6];
+  *y = u * u * u * p[1] + 3 * u * u * t * p[3] + 3 * u * t * t * p[5] + t * t * t * p[7];
+}
+
+/* Splits a cubic Bézier curve with de Casteljau's construction and keeps the
+ * part before @t (@left) or after it. */
+static void
+cubic_split (const double  p[8],
+             double        t,
+             gboolean      left,
+             double        out[8])
+{
+  for (guint c = 0; c < 2; c++)
+    {
+      double ab = p[c] + (p[2 + c] - p[c]) * t;
+      double bc = p[2 + c] + (p[4 + c] - p[2 + c]) * t;
+      double cd = p[4 + c] + (p[6 + c] - p[4 + c]) * t;
+      double abc = ab + (bc - ab) * t;
+      double bcd = bc + (cd - bc) * t;
+      double mid = abc + (bcd - abc) * t;
+
+      if (left)
+        {
+          out[c] = p[c];
+          out[2 + c] = ab;
+          out[4 + c] = abc;
+          out[6 + c] = mid;
+        }
+      else
+        {
+          out[c] = mid;
+          out[2 + c] = bcd;
+          out[4 + c] = cd;
+          out[6 + c] = p[6 + c];
+        }
+    }
+}
+
+/* Adds only the part of an edge that crosses @view. Cairo flattens and
+ * strokes a curve over its whole length, so a long edge that merely passes
+ * through the view would otherwise cost as much as if all of it were seen. */
+static void
+path_visible_edge (cairo_t               *cr,
+                   const double           p[8],
+                   const graphene_rect_t *view)
+{
+  int first = -1;
+  int last = -1;
+  double last_x = p[0];
+  double last_y = p[1];
+  double t0, t1;
+  double part[8];
+  double head[8];
+
+  for (int k = 1; k <= EDGE_SAMPLES; k++)
+    {
+      double x, y;
+      graphene_rect_t segment;
+
+      cubic_point (p, (double) k / EDGE_SAMPLES, &x, &y);
+      graphene_rect_init (&segment, MIN (x, last_x), MIN (y, last_y),
+                          fabs (x - last_x) + 1, fabs (y - last_y) + 1);
+      if (graphene_rect_intersection (&segment, view, NULL))
+        {
+          if (first < 0)
+            first = k;
+          last = k;
+        }
+      last_x = x;
+      last_y = y;
+    }
+
+  if (first < 0)
+    return;
+
+  if (first == 1 && last == EDGE_SAMPLES)
+    {
+      path_edge (cr, p);
+      return;
+    }
+
+  t0 = (double) (first - 1) / EDGE_SAMPLES;
+  t1 = (double) last / EDGE_SAMPLES;
+  cubic_split (p, t1, TRUE, head);
+  if (t0 > 0)
+    cubic_split (head, t0 / t1, FALSE, part);
+  else
+    memcpy (part, head, sizeof part);
+
+  /* The arrowhead belongs to the end of the whole edge. */
+  if (last == EDGE_SAMPLES)
+    {
+      path_edge (cr, part);
+      return;
+    }
+
+  cairo_move_to (cr, part[0], part[1]);
+  cairo_curve_to (cr, part[2], part[3], part[4], part[5], part[6], part[7]);
+}
+
 /* Edges are drawn in widget coordinates, with the zoom applied to the
  * cairo context, because GTK 4.8 misplaces cairo content on a snapshot that
  * is both scaled and translated. They are drawn into an image once and kept
@@ -743,6 +854,8 @@ build_edge_layer (SkCanvas              *self,
   GBytes *bytes;
   cairo_surface_t *surface;
   cairo_t *cr;
+  graphene_rect_t near;
+  double margin;
 
   if (width <= 0 || height <= 0)
     return gsk_container_node_new (NULL, 0);
@@ -755,6 +868,10 @@ build_edge_layer (SkCanvas              *self,
   cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
   gdk_cairo_set_source_rgba (cr, &color);
+
+  /* The margin keeps arrowheads and line ends just outside the view whole. */
+  margin = 12 + 2 / self->zoom;
+  graphene_rect_inset_r (view, -margin, -margin, &near);
 
   for (guint i = 0; i < self->items->len; i++)
     {
@@ -769,8 +886,18 @@ build_edge_layer (SkCanvas              *self,
           if (from == NULL)
             continue;
           edge_points (from, to, p);
-          if (edge_visible (p, view))
-            path_edge (cr, p);
+          if (!edge_visible (p, &near))
+            continue;
+
+          /* Zoomed far out, where curves and arrowheads are a few pixels
+           * long, straight lines show the same and cost far less. */
+          if (self->zoom < LABEL_MIN_ZOOM)
+            {
+              cairo_move_to (cr, p[0], p[1]);
+              cairo_line_to (cr, p[6], p[7]);
+            }
+          else
+            path_visible_edge (cr, p, &near);
         }
     }
 
