@@ -99,9 +99,9 @@ else
 fi
 
 # The canvas fills the lower part of the window, right of the step list.
-# Canvas coordinates start near (226, 382) in a 1280×800 window.
+# Canvas coordinates start near (226, 452) in a 1280×800 window.
 cx=226
-cy=382
+cy=452
 a_x=$((cx + 200)); a_y=$((cy + 90))
 b_x=$((cx + 520)); b_y=$((cy + 90))
 c_x=$((cx + 360)); c_y=$((cy + 280))
