@@ -523,6 +523,55 @@ test_save (Fixture       *f,
 
 /* 3. Undo and redo -------------------------------------------------------- */
 
+/* Save As copies the steps' folders with the workflow, refuses a folder that
+ * holds another workflow or lies inside this one, and the window then works
+ * on the copy. */
+static void
+test_save_as (Fixture       *f,
+              gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project;
+  g_autofree char *copy_path = g_strconcat (f->dir, "-copy", NULL);
+  g_autoptr(GFile) copy = g_file_new_for_path (copy_path);
+  g_autoptr(GFile) inside = g_file_get_child (f->folder, "inside");
+  g_autoptr(GFile) script = NULL;
+  g_autoptr(SkProject) saved = NULL;
+
+  copy_example (f);
+  project = open_and_wait (window, f->folder);
+  sk_project_set_name (project, "copied report");
+  flush_history (window);
+
+  _sk_window_save_as (window, inside);
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "inside its own folder");
+  g_assert_false (g_file_query_exists (inside, NULL));
+  g_assert_true (g_file_equal (sk_window_get_folder (window), f->folder));
+
+  _sk_window_save_as (window, copy);
+  g_assert_cmpstr (_sk_window_get_last_toast (window), ==, "Saved");
+  g_assert_true (g_file_equal (sk_window_get_folder (window), copy));
+  g_assert_false (sk_project_get_modified (project));
+
+  script = g_file_new_build_filename (g_file_peek_path (copy), "revenue_chart", "revenue_chart.py", NULL);
+  g_assert_true (g_file_query_exists (script, NULL));
+  saved = load_from_disk (copy);
+  g_assert_cmpstr (sk_project_get_name (saved), ==, "copied report");
+  g_assert_cmpuint (sk_project_get_n_nodes (saved), ==, 5);
+
+  /* The original keeps its saved name: the edit went to the copy. */
+  g_clear_object (&saved);
+  saved = load_from_disk (f->folder);
+  g_assert_cmpstr (sk_project_get_name (saved), ==, "sales report");
+
+  /* Saving as the original folder now would overwrite another workflow. */
+  _sk_window_save_as (window, f->folder);
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "already holds a workflow");
+
+  destroy_window (window);
+  sk_test_remove_tree (copy_path);
+}
+
 static void
 test_undo_redo (Fixture       *f,
                 gconstpointer  data)
@@ -1582,6 +1631,7 @@ main (int   argc,
   ADD ("open/malformed", test_open_malformed);
   ADD ("open/create", test_open_create);
   ADD ("save", test_save);
+  ADD ("save-as", test_save_as);
   ADD ("undo-redo", test_undo_redo);
   ADD ("rename-moves-folder", test_rename_moves_folder);
   ADD ("recovery/written", test_recovery_written);

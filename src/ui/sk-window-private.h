@@ -20,6 +20,8 @@ SkHistory    *_sk_window_get_history     (SkWindow *self);
 SkInputCell  *_sk_window_get_input_cell  (SkWindow *self);
 SkOutputCell *_sk_window_get_output_cell (SkWindow *self);
 gboolean      _sk_window_is_running      (SkWindow *self);
+void          _sk_window_save_as         (SkWindow *self,
+                                          GFile    *folder);
 /* The message of the last toast shown, even one still waiting its turn. */
 const char   *_sk_window_get_last_toast  (SkWindow *self);
 

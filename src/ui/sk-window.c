@@ -986,25 +986,52 @@ open_chosen (SkWindow *self,
   sk_window_open (target, folder, create);
 }
 
+typedef void (*FolderChosen) (SkWindow *self,
+                              GFile    *folder);
+
 static void
-new_response_cb (GtkNativeDialog *dialog,
-                 int              response,
-                 SkWindow        *self)
+folder_response_cb (GtkNativeDialog *dialog,
+                    int              response,
+                    SkWindow        *self)
 {
+  FolderChosen chosen = (FolderChosen) g_object_get_data (G_OBJECT (dialog), "sk-chosen");
   g_autoptr(GFile) folder = NULL;
-  g_autoptr(GFile) process = NULL;
 
   if (response == GTK_RESPONSE_ACCEPT)
-    {
-      folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      process = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
-    }
+    folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 
-  if (folder == NULL)
-    return;
+  if (folder != NULL)
+    chosen (self, folder);
+}
+
+/* A workflow is a folder, so every chooser of the window picks one. */
+static void
+choose_folder (SkWindow     *self,
+               const char   *title,
+               const char   *accept,
+               gboolean      create_folders,
+               FolderChosen  chosen)
+{
+  GtkFileChooserNative *chooser;
+
+  chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                         accept, _("_Cancel"));
+  gtk_file_chooser_set_create_folders (GTK_FILE_CHOOSER (chooser), create_folders);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_object_set_data (G_OBJECT (chooser), "sk-chosen", (gpointer) chosen);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (folder_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+new_folder_chosen (SkWindow *self,
+                   GFile    *folder)
+{
+  g_autoptr(GFile) process = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
 
   if (g_file_query_exists (process, NULL))
     {
@@ -1025,39 +1052,16 @@ new_response_cb (GtkNativeDialog *dialog,
 void
 sk_window_choose_new (SkWindow *self)
 {
-  GtkFileChooserNative *chooser;
-
   g_return_if_fail (SK_IS_WINDOW (self));
 
-  chooser = gtk_file_chooser_native_new (_("Choose a Folder for the New Workflow"),
-                                         GTK_WINDOW (self),
-                                         GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-                                         _("_Create"), _("_Cancel"));
-  gtk_file_chooser_set_create_folders (GTK_FILE_CHOOSER (chooser), TRUE);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  g_signal_connect_object (chooser, "response", G_CALLBACK (new_response_cb), self, 0);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_folder (self, _("Choose a Folder for the New Workflow"), _("_Create"), TRUE, new_folder_chosen);
 }
 
 static void
-open_response_cb (GtkNativeDialog *dialog,
-                  int              response,
-                  SkWindow        *self)
+open_folder_chosen (SkWindow *self,
+                    GFile    *folder)
 {
-  g_autoptr(GFile) folder = NULL;
-  g_autoptr(GFile) process = NULL;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      process = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
-    }
-
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
-
-  if (folder == NULL)
-    return;
+  g_autoptr(GFile) process = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
 
   if (!g_file_query_exists (process, NULL))
     {
@@ -1080,17 +1084,9 @@ open_response_cb (GtkNativeDialog *dialog,
 void
 sk_window_choose_open (SkWindow *self)
 {
-  GtkFileChooserNative *chooser;
-
   g_return_if_fail (SK_IS_WINDOW (self));
 
-  chooser = gtk_file_chooser_native_new (_("Open Workflow"),
-                                         GTK_WINDOW (self),
-                                         GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-                                         _("_Open"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  g_signal_connect_object (chooser, "response", G_CALLBACK (open_response_cb), self, 0);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_folder (self, _("Open Workflow"), _("_Open"), FALSE, open_folder_chosen);
 }
 
 /* Saving */
@@ -1139,25 +1135,29 @@ save_action (GSimpleAction *action,
 }
 
 static void
-save_as_response_cb (GtkNativeDialog *dialog,
-                     int              response,
-                     SkWindow        *self)
+save_as_folder_chosen (SkWindow *self,
+                       GFile    *folder)
 {
-  g_autoptr(GFile) folder = NULL;
   g_autoptr(GFile) process = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (response == GTK_RESPONSE_ACCEPT)
-    folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
-
-  if (folder == NULL || self->project == NULL)
+  if (self->project == NULL)
     return;
 
+  if (g_file_equal (folder, self->folder))
+    {
+      sk_window_save (self);
+      return;
+    }
+
+  if (g_file_has_prefix (folder, self->folder))
+    {
+      sk_window_show_toast (self, _("A workflow cannot be saved inside its own folder. Choose a folder outside it."));
+      return;
+    }
+
   process = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
-  if (g_file_query_exists (process, NULL) && !g_file_equal (folder, self->folder))
+  if (g_file_query_exists (process, NULL))
     {
       sk_window_show_toast (self, _("That folder already holds a workflow. Choose an empty folder."));
       return;
@@ -1185,17 +1185,7 @@ save_as_action (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  SkWindow *self = user_data;
-  GtkFileChooserNative *chooser;
-
-  chooser = gtk_file_chooser_native_new (_("Save Workflow As"),
-                                         GTK_WINDOW (self),
-                                         GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-                                         _("_Save"), _("_Cancel"));
-  gtk_file_chooser_set_create_folders (GTK_FILE_CHOOSER (chooser), TRUE);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  g_signal_connect_object (chooser, "response", G_CALLBACK (save_as_response_cb), self, 0);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_folder (user_data, _("Save Workflow As"), _("_Save"), TRUE, save_as_folder_chosen);
 }
 
 /* Undo */
@@ -1697,6 +1687,13 @@ SkInputCell *
 _sk_window_get_input_cell (SkWindow *self)
 {
   return self->input_cell;
+}
+
+void
+_sk_window_save_as (SkWindow *self,
+                    GFile    *folder)
+{
+  save_as_folder_chosen (self, folder);
 }
 
 gboolean
