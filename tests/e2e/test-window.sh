@@ -170,7 +170,7 @@ check "the title shows no unsaved changes after saving" \
 
 # Undo the rename with Ctrl+Z on the canvas; the title shows unsaved changes,
 # and saving again writes the old name back.
-click $((cx + 700)) $((cy + 350)) ctrl
+click $((cx + 700)) $((cy + 300)) ctrl
 xdotool key ctrl+z
 sleep 0.5
 check "Ctrl+Z makes the workflow unsaved again" \
