@@ -263,13 +263,13 @@ test_input_text (Fixture       *fixture,
   g_autofree char *text = NULL;
   guint notifies = 0;
 
-  sk_input_cell_set_project (SK_INPUT_CELL (cell), fixture->project);
+  sk_cell_set_project (SK_CELL (cell), fixture->project);
   window = present (cell);
 
   g_assert_cmpstr (page (cell, "stack"), ==, "empty");
 
-  sk_input_cell_set_node (SK_INPUT_CELL (cell), fixture->a);
-  g_assert_true (sk_input_cell_get_node (SK_INPUT_CELL (cell)) == fixture->a);
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
+  g_assert_true (sk_cell_get_node (SK_CELL (cell)) == fixture->a);
   g_assert_cmpstr (page (cell, "stack"), ==, "node");
 
   view = child (cell, "text_view");
@@ -301,7 +301,7 @@ test_input_text (Fixture       *fixture,
 
   /* Switching the node rebinds: edits go to the new node only. */
   sk_node_set_input_text (fixture->b, "Draw a chart");
-  sk_input_cell_set_node (SK_INPUT_CELL (cell), fixture->b);
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
   text = buffer_text (buffer);
   g_assert_cmpstr (text, ==, "Draw a chart");
   g_clear_pointer (&text, g_free);
@@ -323,7 +323,7 @@ test_input_text (Fixture       *fixture,
   sk_input_cell_focus_task (SK_INPUT_CELL (cell));
   g_assert_true (gtk_widget_is_focus (view));
 
-  sk_input_cell_set_node (SK_INPUT_CELL (cell), NULL);
+  sk_cell_set_node (SK_CELL (cell), NULL);
   g_assert_cmpstr (page (cell, "stack"), ==, "empty");
   sk_node_set_input_text (fixture->b, "still fine");
 
@@ -376,8 +376,8 @@ test_input_attach (Fixture       *fixture,
   GtkListBoxRow *row;
   GtkWidget *button;
 
-  sk_input_cell_set_project (SK_INPUT_CELL (cell), fixture->project);
-  sk_input_cell_set_node (SK_INPUT_CELL (cell), fixture->a);
+  sk_cell_set_project (SK_CELL (cell), fixture->project);
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
   g_signal_connect (cell, "message", G_CALLBACK (message_cb), messages);
   window = present (cell);
   list = child (cell, "files_list");
@@ -457,7 +457,7 @@ test_input_attach (Fixture       *fixture,
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (list)));
 
   /* Without a node nothing can be attached. */
-  sk_input_cell_set_node (SK_INPUT_CELL (cell), NULL);
+  sk_cell_set_node (SK_CELL (cell), NULL);
   g_assert_false (attach (cell, source, &error));
   g_clear_error (&error);
 
@@ -605,7 +605,7 @@ test_output_previews (Fixture       *fixture,
   g_assert_cmpstr (preview_kind (cell), ==, "none");
 
   /* The first image is chosen by default. */
-  sk_output_cell_set_node (SK_OUTPUT_CELL (cell), fixture->a);
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "plot.png");
   WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
   g_object_get (cell, "preview-kind", &kind, NULL);
@@ -714,7 +714,7 @@ test_output_files (Fixture       *fixture,
   g_assert_cmpstr (preview_kind (cell), ==, "none");
   g_assert_false (shown (cell, "files_box"));
 
-  sk_output_cell_set_node (SK_OUTPUT_CELL (cell), NULL);
+  sk_cell_set_node (SK_CELL (cell), NULL);
   g_assert_cmpstr (page (cell, "stack"), ==, "empty");
 
   dismiss (window, cell);
@@ -777,7 +777,7 @@ test_output_state (Fixture       *fixture,
 
   /* Switching steps shows the other step's state. */
   sk_node_set_error (fixture->b, "no output", NULL);
-  sk_output_cell_set_node (SK_OUTPUT_CELL (cell), fixture->b);
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
   g_assert_true (gtk_widget_get_visible (error_box));
   g_assert_cmpstr (label (cell, "error_label"), ==, "No output.");
   sk_node_set_state (fixture->a, SK_NODE_STATE_FAILED);
@@ -828,7 +828,7 @@ test_code_edit (Fixture       *fixture,
   g_assert_cmpstr (page (cell, "stack"), ==, "empty");
 
   /* The script is loaded, highlighted as Python, and named in the heading. */
-  sk_code_cell_set_node (SK_CODE_CELL (cell), fixture->a);
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
   WAIT_UNTIL (loaded == 1, WAIT_MSEC);
   buffer = GTK_SOURCE_BUFFER (code_buffer (cell));
   text = buffer_text (GTK_TEXT_BUFFER (buffer));
@@ -867,7 +867,7 @@ test_code_edit (Fixture       *fixture,
   gtk_text_buffer_insert (GTK_TEXT_BUFFER (buffer), &end, "\n# switched", -1);
   start = g_get_monotonic_time ();
   loaded = 0;
-  sk_code_cell_set_node (SK_CODE_CELL (cell), fixture->b);
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
   WAIT_UNTIL (saved->len == 2 && loaded == 1, WAIT_MSEC);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 900 * 1000);
   g_assert_cmpstr (g_ptr_array_index (saved, 1), ==, script_a);
@@ -895,7 +895,7 @@ test_code_edit (Fixture       *fixture,
 
   /* Going back shows what was saved. */
   loaded = 0;
-  sk_code_cell_set_node (SK_CODE_CELL (cell), fixture->a);
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
   WAIT_UNTIL (loaded == 1, WAIT_MSEC);
   text = buffer_text (code_buffer (cell));
   g_assert_true (g_str_has_suffix (text, "print ('done')\n# switched"));

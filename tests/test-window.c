@@ -919,7 +919,7 @@ test_run_example (Fixture       *f,
   chart = node_by_key (window, "revenue_chart");
   sk_canvas_select_node (_sk_window_get_canvas (window), chart);
   output = _sk_window_get_output_cell (window);
-  g_assert_true (sk_output_cell_get_node (output) == chart);
+  g_assert_true (sk_cell_get_node (SK_CELL (output)) == chart);
   g_assert_cmpstr (sk_output_cell_get_selected_file (output), ==, "revenue_chart.svg");
   WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (output), "image") == 0, WAIT_MS);
 

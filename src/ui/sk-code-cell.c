@@ -21,7 +21,7 @@
 
 struct _SkCodeCell
 {
-  GtkWidget        parent_instance;
+  SkCell           parent_instance;
 
   /* template widgets */
   GtkBox          *card;
@@ -32,9 +32,6 @@ struct _SkCodeCell
   GtkLabel        *placeholder_label;
 
   /* owned refs */
-  SkProject       *project;
-  SkNode          *node;
-  GSignalGroup    *node_signals;
   GtkSourceBuffer *buffer;
   GFile           *file;
   GFileMonitor    *monitor;
@@ -94,18 +91,15 @@ typedef struct
   guint                serial;
 } CheckOp;
 
-G_DEFINE_FINAL_TYPE (SkCodeCell, sk_code_cell, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK_TYPE_CELL)
 
 enum {
   PROP_0,
-  PROP_PROJECT,
-  PROP_NODE,
   PROP_HAS_SCRIPT,
   N_PROPS
 };
 
 enum {
-  MESSAGE,
   LOADED,
   SAVED,
   N_SIGNALS
@@ -150,13 +144,6 @@ get_buffer_text (GtkTextBuffer *buffer)
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
-}
-
-static void
-emit_message (SkCodeCell *self,
-              const char *text)
-{
-  g_signal_emit (self, signals [MESSAGE], 0, text);
 }
 
 static void
@@ -256,7 +243,7 @@ save_done_cb (GObject      *object,
       g_autofree char *text = g_strdup_printf (_("%s could not be saved: %s"),
                                                name, error->message);
 
-      emit_message (self, text);
+      sk_cell_emit_message (SK_CELL (self), text);
     }
   else
     {
@@ -286,7 +273,7 @@ make_folder_cb (GObject      *object,
       g_autofree char *text = g_strdup_printf (_("The step’s folder could not be created: %s"),
                                                error->message);
 
-      emit_message (op->self, text);
+      sk_cell_emit_message (SK_CELL (op->self), text);
       file_op_done (op);
       return;
     }
@@ -320,7 +307,7 @@ delete_done_cb (GObject      *object,
       g_autofree char *text = g_strdup_printf (_("The code could not be deleted: %s"),
                                                error->message);
 
-      emit_message (self, text);
+      sk_cell_emit_message (SK_CELL (self), text);
     }
   else if (op->serial == self->serial)
     {
@@ -472,7 +459,7 @@ load_done_cb (GObject      *object,
           g_autofree char *text = g_strdup_printf (_("The code could not be read: %s"),
                                                    error->message);
 
-          emit_message (self, text);
+          sk_cell_emit_message (SK_CELL (self), text);
         }
       set_text_quietly (self, "");
       set_has_script (self, FALSE);
@@ -614,6 +601,8 @@ reload_document (SkCodeCell *self)
   g_autoptr(GFile) file = NULL;
   g_autofree char *basename = NULL;
   g_autoptr(GError) error = NULL;
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
   GtkSourceLanguage *language;
 
   save_now (self);
@@ -636,8 +625,8 @@ reload_document (SkCodeCell *self)
   self->saved_generation = 0;
   self->loading = FALSE;
 
-  if (self->project != NULL && self->node != NULL)
-    file = sk_project_get_node_script (self->project, self->node);
+  if (project != NULL && node != NULL)
+    file = sk_project_get_node_script (project, node);
 
   /* A new buffer per script: a save still running keeps the old one, and
    * the undo history does not cross from one step to another.
@@ -743,6 +732,24 @@ sk_code_cell_unmap (GtkWidget *widget)
   GTK_WIDGET_CLASS (sk_code_cell_parent_class)->unmap (widget);
 }
 
+/* Another project or node means another script. reload_document() first
+ * saves the edits to the script they were made in, which self->file still
+ * names.
+ */
+static void
+sk_code_cell_project_changed (SkCell    *cell,
+                              SkProject *old_project)
+{
+  reload_document (SK_CODE_CELL (cell));
+}
+
+static void
+sk_code_cell_node_changed (SkCell *cell,
+                           SkNode *old_node)
+{
+  reload_document (SK_CODE_CELL (cell));
+}
+
 static void
 sk_code_cell_dispose (GObject *object)
 {
@@ -767,14 +774,8 @@ sk_code_cell_dispose (GObject *object)
   if (self->buffer != NULL)
     g_signal_handlers_disconnect_by_data (self->buffer, self);
 
-  if (self->node_signals != NULL)
-    g_signal_group_set_target (self->node_signals, NULL);
+  sk_cell_dispose_template (SK_CELL (self), SK_TYPE_CODE_CELL);
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), SK_TYPE_CODE_CELL);
-
-  g_clear_object (&self->node_signals);
-  g_clear_object (&self->node);
-  g_clear_object (&self->project);
   g_clear_object (&self->buffer);
   g_clear_object (&self->file);
 
@@ -802,39 +803,8 @@ sk_code_cell_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_PROJECT:
-      g_value_set_object (value, self->project);
-      break;
-
-    case PROP_NODE:
-      g_value_set_object (value, self->node);
-      break;
-
     case PROP_HAS_SCRIPT:
       g_value_set_boolean (value, self->has_script);
-      break;
-
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-sk_code_cell_set_property (GObject      *object,
-                           guint         prop_id,
-                           const GValue *value,
-                           GParamSpec   *pspec)
-{
-  SkCodeCell *self = SK_CODE_CELL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PROJECT:
-      sk_code_cell_set_project (self, g_value_get_object (value));
-      break;
-
-    case PROP_NODE:
-      sk_code_cell_set_node (self, g_value_get_object (value));
       break;
 
     default:
@@ -847,40 +817,22 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  SkCellClass *cell_class = SK_CELL_CLASS (klass);
 
   object_class->dispose = sk_code_cell_dispose;
   object_class->finalize = sk_code_cell_finalize;
   object_class->get_property = sk_code_cell_get_property;
-  object_class->set_property = sk_code_cell_set_property;
 
   widget_class->unmap = sk_code_cell_unmap;
 
-  properties [PROP_PROJECT] =
-    g_param_spec_object ("project", NULL, NULL, SK_TYPE_PROJECT,
-                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties [PROP_NODE] =
-    g_param_spec_object ("node", NULL, NULL, SK_TYPE_NODE,
-                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  cell_class->project_changed = sk_code_cell_project_changed;
+  cell_class->node_changed = sk_code_cell_node_changed;
+
   properties [PROP_HAS_SCRIPT] =
     g_param_spec_boolean ("has-script", NULL, NULL, FALSE,
                           (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  /**
-   * SkCodeCell::message:
-   * @self: a #SkCodeCell
-   * @text: a sentence for the user
-   *
-   * Emitted when the script could not be read, saved or deleted. The window
-   * shows @text as a toast.
-   */
-  signals [MESSAGE] =
-    g_signal_new ("message",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**
    * SkCodeCell::loaded:
@@ -924,7 +876,6 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, placeholder_label);
   gtk_widget_class_bind_template_callback (widget_class, clear_clicked_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "codecell");
 }
 
@@ -935,9 +886,8 @@ sk_code_cell_init (SkCodeCell *self)
 
   g_queue_init (&self->file_ops);
 
-  self->node_signals = g_signal_group_new (SK_TYPE_NODE);
   /* A renamed step has another script. */
-  g_signal_group_connect_object (self->node_signals, "notify::key",
+  g_signal_group_connect_object (sk_cell_get_node_signals (SK_CELL (self)), "notify::key",
                                  G_CALLBACK (node_key_cb), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
@@ -950,58 +900,6 @@ GtkWidget *
 sk_code_cell_new (void)
 {
   return g_object_new (SK_TYPE_CODE_CELL, NULL);
-}
-
-SkProject *
-sk_code_cell_get_project (SkCodeCell *self)
-{
-  g_return_val_if_fail (SK_IS_CODE_CELL (self), NULL);
-
-  return self->project;
-}
-
-void
-sk_code_cell_set_project (SkCodeCell *self,
-                          SkProject  *project)
-{
-  g_return_if_fail (SK_IS_CODE_CELL (self));
-  g_return_if_fail (project == NULL || SK_IS_PROJECT (project));
-
-  if (self->project == project)
-    return;
-
-  save_now (self);
-  g_set_object (&self->project, project);
-  reload_document (self);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PROJECT]);
-}
-
-SkNode *
-sk_code_cell_get_node (SkCodeCell *self)
-{
-  g_return_val_if_fail (SK_IS_CODE_CELL (self), NULL);
-
-  return self->node;
-}
-
-void
-sk_code_cell_set_node (SkCodeCell *self,
-                       SkNode     *node)
-{
-  g_return_if_fail (SK_IS_CODE_CELL (self));
-  g_return_if_fail (node == NULL || SK_IS_NODE (node));
-
-  if (self->node == node)
-    return;
-
-  /* The edit goes to the script it was made in, before the node changes. */
-  save_now (self);
-  g_set_object (&self->node, node);
-  g_signal_group_set_target (self->node_signals, node);
-  reload_document (self);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_NODE]);
 }
 
 /**

@@ -8,21 +8,15 @@
 
 #include <gtk/gtk.h>
 
-#include "sk-project.h"
+#include "sk-cell.h"
 
 G_BEGIN_DECLS
 
 #define SK_TYPE_CODE_CELL (sk_code_cell_get_type())
 
-G_DECLARE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK, CODE_CELL, GtkWidget)
+G_DECLARE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK, CODE_CELL, SkCell)
 
 GtkWidget *sk_code_cell_new            (void);
-SkProject *sk_code_cell_get_project    (SkCodeCell *self);
-void       sk_code_cell_set_project    (SkCodeCell *self,
-                                        SkProject  *project);
-SkNode    *sk_code_cell_get_node       (SkCodeCell *self);
-void       sk_code_cell_set_node       (SkCodeCell *self,
-                                        SkNode     *node);
 GFile     *sk_code_cell_get_file       (SkCodeCell *self);
 gboolean   sk_code_cell_get_has_script (SkCodeCell *self);
 gboolean   sk_code_cell_get_modified   (SkCodeCell *self);

@@ -19,7 +19,7 @@
 
 struct _SkInputCell
 {
-  GtkWidget             parent_instance;
+  SkCell                parent_instance;
 
   /* template widgets */
   GtkBox               *card;
@@ -30,10 +30,7 @@ struct _SkInputCell
   GtkButton            *attach_button;
 
   /* owned refs */
-  SkProject            *project;
-  SkNode               *node;
   SkHistory            *history;
-  GSignalGroup         *node_signals;
   GtkStringList        *files;
   GtkFileChooserNative *chooser;
   GCancellable         *cancellable;
@@ -55,23 +52,15 @@ typedef struct
   GError    *first_error;
 } AttachData;
 
-G_DEFINE_FINAL_TYPE (SkInputCell, sk_input_cell, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (SkInputCell, sk_input_cell, SK_TYPE_CELL)
 
 enum {
   PROP_0,
-  PROP_PROJECT,
-  PROP_NODE,
   PROP_HISTORY,
   N_PROPS
 };
 
-enum {
-  MESSAGE,
-  N_SIGNALS
-};
-
 static GParamSpec *properties [N_PROPS];
-static guint signals [N_SIGNALS];
 
 static void
 attach_data_free (AttachData *data)
@@ -112,7 +101,8 @@ sync_text_from_node (SkInputCell *self,
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
   g_autofree char *current = get_buffer_text (buffer);
-  const char *text = self->node != NULL ? sk_node_get_input_text (self->node) : "";
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  const char *text = node != NULL ? sk_node_get_input_text (node) : "";
   GtkTextIter iter;
   int offset;
 
@@ -141,11 +131,12 @@ sync_text_from_node (SkInputCell *self,
 static void
 sync_files_from_node (SkInputCell *self)
 {
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
   const char * const *files = NULL;
   guint n_items;
 
-  if (self->node != NULL)
-    files = sk_node_get_input_files (self->node);
+  if (node != NULL)
+    files = sk_node_get_input_files (node);
 
   n_items = g_list_model_get_n_items (G_LIST_MODEL (self->files));
   gtk_string_list_splice (self->files, 0, n_items, files);
@@ -156,14 +147,15 @@ static void
 remove_file (SkInputCell *self,
              const char  *name)
 {
-  const char * const *files;
   g_autoptr(GPtrArray) kept = NULL;
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  const char * const *files;
 
-  if (self->node == NULL)
+  if (node == NULL)
     return;
 
   /* Copies: the node frees its list before it copies the new one. */
-  files = sk_node_get_input_files (self->node);
+  files = sk_node_get_input_files (node);
   kept = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; files != NULL && files[i] != NULL; i++)
     {
@@ -174,7 +166,7 @@ remove_file (SkInputCell *self,
 
   if (self->history != NULL)
     sk_history_begin (self->history, _("Remove File"));
-  sk_node_set_input_files (self->node, (const char * const *) kept->pdata);
+  sk_node_set_input_files (node, (const char * const *) kept->pdata);
   if (self->history != NULL)
     sk_history_end (self->history);
 }
@@ -460,7 +452,7 @@ attach_thread_done_cb (GObject      *object,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           for (guint i = 0; i < data->messages->len; i++)
-            g_signal_emit (self, signals [MESSAGE], 0, g_ptr_array_index (data->messages, i));
+            sk_cell_emit_message (SK_CELL (self), g_ptr_array_index (data->messages, i));
         }
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -472,7 +464,7 @@ attach_thread_done_cb (GObject      *object,
   add_input_files (self, node, data->names);
 
   for (guint i = 0; i < data->messages->len; i++)
-    g_signal_emit (self, signals [MESSAGE], 0, g_ptr_array_index (data->messages, i));
+    sk_cell_emit_message (SK_CELL (self), g_ptr_array_index (data->messages, i));
 
   if (data->first_error != NULL)
     g_task_return_error (task, g_error_copy (data->first_error));
@@ -485,16 +477,17 @@ buffer_changed_cb (SkInputCell   *self,
                    GtkTextBuffer *buffer)
 {
   g_autofree char *text = NULL;
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
 
   g_assert (SK_IS_INPUT_CELL (self));
 
   update_hint (self);
 
-  if (self->updating_buffer || self->node == NULL)
+  if (self->updating_buffer || node == NULL)
     return;
 
   text = get_buffer_text (buffer);
-  sk_node_set_input_text (self->node, text);
+  sk_node_set_input_text (node, text);
 }
 
 static void
@@ -541,7 +534,7 @@ attach_clicked_cb (SkInputCell *self)
 
   g_assert (SK_IS_INPUT_CELL (self));
 
-  if (self->node == NULL || self->chooser != NULL)
+  if (sk_cell_get_node (SK_CELL (self)) == NULL || self->chooser != NULL)
     return;
 
   root = gtk_widget_get_root (GTK_WIDGET (self));
@@ -564,7 +557,7 @@ drop_accept_cb (SkInputCell   *self,
 {
   g_assert (SK_IS_INPUT_CELL (self));
 
-  return self->node != NULL &&
+  return sk_cell_get_node (SK_CELL (self)) != NULL &&
          gdk_content_formats_contain_gtype (gdk_drop_get_formats (drop), GDK_TYPE_FILE_LIST);
 }
 
@@ -579,7 +572,7 @@ drop_cb (SkInputCell   *self,
 
   g_assert (SK_IS_INPUT_CELL (self));
 
-  if (self->node == NULL || !G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+  if (sk_cell_get_node (SK_CELL (self)) == NULL || !G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
 
   for (GSList *l = g_value_get_boxed (value); l != NULL; l = l->next)
@@ -590,6 +583,19 @@ drop_cb (SkInputCell   *self,
 
   sk_input_cell_attach_files_async (self, (GFile **) files->pdata, files->len, NULL, NULL, NULL);
   return TRUE;
+}
+
+static void
+sk_input_cell_node_changed (SkCell *cell,
+                            SkNode *old_node)
+{
+  SkInputCell *self = SK_INPUT_CELL (cell);
+  SkNode *node = sk_cell_get_node (cell);
+
+  sync_text_from_node (self, TRUE);
+  sync_files_from_node (self);
+  gtk_stack_set_visible_child_name (self->stack, node != NULL ? "node" : "empty");
+  gtk_widget_set_sensitive (GTK_WIDGET (self->attach_button), node != NULL);
 }
 
 static void
@@ -605,14 +611,8 @@ sk_input_cell_dispose (GObject *object)
       g_clear_object (&self->chooser);
     }
 
-  if (self->node_signals != NULL)
-    g_signal_group_set_target (self->node_signals, NULL);
+  sk_cell_dispose_template (SK_CELL (self), SK_TYPE_INPUT_CELL);
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), SK_TYPE_INPUT_CELL);
-
-  g_clear_object (&self->node_signals);
-  g_clear_object (&self->node);
-  g_clear_object (&self->project);
   g_clear_object (&self->history);
   g_clear_object (&self->files);
   g_clear_object (&self->cancellable);
@@ -630,14 +630,6 @@ sk_input_cell_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_PROJECT:
-      g_value_set_object (value, self->project);
-      break;
-
-    case PROP_NODE:
-      g_value_set_object (value, self->node);
-      break;
-
     case PROP_HISTORY:
       g_value_set_object (value, self->history);
       break;
@@ -657,14 +649,6 @@ sk_input_cell_set_property (GObject      *object,
 
   switch (prop_id)
     {
-    case PROP_PROJECT:
-      sk_input_cell_set_project (self, g_value_get_object (value));
-      break;
-
-    case PROP_NODE:
-      sk_input_cell_set_node (self, g_value_get_object (value));
-      break;
-
     case PROP_HISTORY:
       sk_input_cell_set_history (self, g_value_get_object (value));
       break;
@@ -679,37 +663,19 @@ sk_input_cell_class_init (SkInputCellClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  SkCellClass *cell_class = SK_CELL_CLASS (klass);
 
   object_class->dispose = sk_input_cell_dispose;
   object_class->get_property = sk_input_cell_get_property;
   object_class->set_property = sk_input_cell_set_property;
 
-  properties [PROP_PROJECT] =
-    g_param_spec_object ("project", NULL, NULL, SK_TYPE_PROJECT,
-                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties [PROP_NODE] =
-    g_param_spec_object ("node", NULL, NULL, SK_TYPE_NODE,
-                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  cell_class->node_changed = sk_input_cell_node_changed;
+
   properties [PROP_HISTORY] =
     g_param_spec_object ("history", NULL, NULL, SK_TYPE_HISTORY,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  /**
-   * SkInputCell::message:
-   * @self: a #SkInputCell
-   * @text: a sentence for the user
-   *
-   * Emitted when something the user asked for could not be done, such as
-   * attaching an unreadable file. The window shows @text as a toast.
-   */
-  signals [MESSAGE] =
-    g_signal_new ("message",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/skelecode/SkeleCode/sk-input-cell.ui");
@@ -721,13 +687,13 @@ sk_input_cell_class_init (SkInputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, attach_button);
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "inputcell");
 }
 
 static void
 sk_input_cell_init (SkInputCell *self)
 {
+  GSignalGroup *node_signals = sk_cell_get_node_signals (SK_CELL (self));
   GtkDropTarget *drop_target;
   GtkTextBuffer *buffer;
 
@@ -746,10 +712,9 @@ sk_input_cell_init (SkInputCell *self)
   g_signal_connect_object (buffer, "changed",
                            G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
 
-  self->node_signals = g_signal_group_new (SK_TYPE_NODE);
-  g_signal_group_connect_object (self->node_signals, "notify::input-text",
+  g_signal_group_connect_object (node_signals, "notify::input-text",
                                  G_CALLBACK (node_input_text_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->node_signals, "notify::input-files",
+  g_signal_group_connect_object (node_signals, "notify::input-files",
                                  G_CALLBACK (node_input_files_cb), self, G_CONNECT_SWAPPED);
 
   drop_target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
@@ -766,53 +731,6 @@ GtkWidget *
 sk_input_cell_new (void)
 {
   return g_object_new (SK_TYPE_INPUT_CELL, NULL);
-}
-
-SkProject *
-sk_input_cell_get_project (SkInputCell *self)
-{
-  g_return_val_if_fail (SK_IS_INPUT_CELL (self), NULL);
-
-  return self->project;
-}
-
-void
-sk_input_cell_set_project (SkInputCell *self,
-                           SkProject   *project)
-{
-  g_return_if_fail (SK_IS_INPUT_CELL (self));
-  g_return_if_fail (project == NULL || SK_IS_PROJECT (project));
-
-  if (g_set_object (&self->project, project))
-    g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PROJECT]);
-}
-
-SkNode *
-sk_input_cell_get_node (SkInputCell *self)
-{
-  g_return_val_if_fail (SK_IS_INPUT_CELL (self), NULL);
-
-  return self->node;
-}
-
-void
-sk_input_cell_set_node (SkInputCell *self,
-                        SkNode      *node)
-{
-  g_return_if_fail (SK_IS_INPUT_CELL (self));
-  g_return_if_fail (node == NULL || SK_IS_NODE (node));
-
-  if (!g_set_object (&self->node, node))
-    return;
-
-  g_signal_group_set_target (self->node_signals, node);
-
-  sync_text_from_node (self, TRUE);
-  sync_files_from_node (self);
-  gtk_stack_set_visible_child_name (self->stack, node != NULL ? "node" : "empty");
-  gtk_widget_set_sensitive (GTK_WIDGET (self->attach_button), node != NULL);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_NODE]);
 }
 
 SkHistory *
@@ -861,7 +779,7 @@ sk_input_cell_focus_task (SkInputCell *self)
  * Copies @files into the folder of the cell's node, without replacing a
  * different file of the same name, and adds them to the node's input files
  * as one undo step. A file already in that folder is only added. Each file
- * that cannot be attached is reported with #SkInputCell::message; the others
+ * that cannot be attached is reported with #SkCell::message; the others
  * are attached all the same.
  */
 void
@@ -875,6 +793,8 @@ sk_input_cell_attach_files_async (SkInputCell          *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GTask) thread_task = NULL;
   g_autoptr(GFile) folder = NULL;
+  SkProject *project;
+  SkNode *node;
   AttachData *data;
 
   g_return_if_fail (SK_IS_INPUT_CELL (self));
@@ -884,24 +804,26 @@ sk_input_cell_attach_files_async (SkInputCell          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sk_input_cell_attach_files_async);
 
-  if (self->node == NULL || self->project == NULL)
+  project = sk_cell_get_project (SK_CELL (self));
+  node = sk_cell_get_node (SK_CELL (self));
+  if (node == NULL || project == NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
                                _("Select a step before attaching files."));
       return;
     }
 
-  folder = sk_project_get_node_folder (self->project, self->node);
+  folder = sk_project_get_node_folder (project, node);
   if (folder == NULL)
     {
       const char *text = _("Save the workflow and name the step before attaching files.");
 
-      g_signal_emit (self, signals [MESSAGE], 0, text);
+      sk_cell_emit_message (SK_CELL (self), text);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", text);
       return;
     }
 
-  g_task_set_task_data (task, g_object_ref (self->node), g_object_unref);
+  g_task_set_task_data (task, g_object_ref (node), g_object_unref);
 
   data = g_new0 (AttachData, 1);
   data->sources = g_ptr_array_new_with_free_func (g_object_unref);

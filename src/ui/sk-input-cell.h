@@ -8,22 +8,16 @@
 
 #include <gtk/gtk.h>
 
+#include "sk-cell.h"
 #include "sk-history.h"
-#include "sk-project.h"
 
 G_BEGIN_DECLS
 
 #define SK_TYPE_INPUT_CELL (sk_input_cell_get_type())
 
-G_DECLARE_FINAL_TYPE (SkInputCell, sk_input_cell, SK, INPUT_CELL, GtkWidget)
+G_DECLARE_FINAL_TYPE (SkInputCell, sk_input_cell, SK, INPUT_CELL, SkCell)
 
 GtkWidget *sk_input_cell_new                 (void);
-SkProject *sk_input_cell_get_project         (SkInputCell         *self);
-void       sk_input_cell_set_project         (SkInputCell         *self,
-                                              SkProject           *project);
-SkNode    *sk_input_cell_get_node            (SkInputCell         *self);
-void       sk_input_cell_set_node            (SkInputCell         *self,
-                                              SkNode              *node);
 SkHistory *sk_input_cell_get_history         (SkInputCell         *self);
 void       sk_input_cell_set_history         (SkInputCell         *self,
                                               SkHistory           *history);

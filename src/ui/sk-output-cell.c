@@ -20,7 +20,7 @@
 
 struct _SkOutputCell
 {
-  GtkWidget          parent_instance;
+  SkCell             parent_instance;
 
   /* template widgets */
   GtkBox            *card;
@@ -48,9 +48,6 @@ struct _SkOutputCell
   GtkLabel          *preview_error_label;
 
   /* owned refs */
-  SkProject         *project;
-  SkNode            *node;
-  GSignalGroup      *node_signals;
   GtkStringList     *files;
   GCancellable      *preview_cancellable;
   GCancellable      *cancellable;
@@ -81,18 +78,15 @@ typedef struct
   gboolean     was_image;
 } PreviewData;
 
-G_DEFINE_FINAL_TYPE (SkOutputCell, sk_output_cell, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (SkOutputCell, sk_output_cell, SK_TYPE_CELL)
 
 enum {
   PROP_0,
-  PROP_PROJECT,
-  PROP_NODE,
   PROP_PREVIEW_KIND,
   N_PROPS
 };
 
 enum {
-  MESSAGE,
   PREVIEW_LOADED,
   N_SIGNALS
 };
@@ -147,14 +141,16 @@ resolve_file (SkOutputCell *self,
               const char   *name)
 {
   g_autoptr(GFile) folder = NULL;
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
 
   if (g_path_is_absolute (name))
     return g_file_new_for_path (name);
 
-  if (self->project == NULL || self->node == NULL)
+  if (project == NULL || node == NULL)
     return NULL;
 
-  folder = sk_project_get_node_folder (self->project, self->node);
+  folder = sk_project_get_node_folder (project, node);
   if (folder == NULL)
     return NULL;
 
@@ -434,12 +430,13 @@ static void
 sync_files_from_node (SkOutputCell *self)
 {
   g_autofree char *previous = g_strdup (sk_output_cell_get_selected_file (self));
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
   const char * const *files = NULL;
   guint position = GTK_INVALID_LIST_POSITION;
   guint n_items;
 
-  if (self->node != NULL)
-    files = sk_node_get_output_files (self->node);
+  if (node != NULL)
+    files = sk_node_get_output_files (node);
 
   self->updating_files = TRUE;
 
@@ -467,7 +464,8 @@ sync_files_from_node (SkOutputCell *self)
 static void
 sync_output_text (SkOutputCell *self)
 {
-  const char *text = self->node != NULL ? sk_node_get_output_text (self->node) : "";
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  const char *text = node != NULL ? sk_node_get_output_text (node) : "";
   gboolean has_text = text != NULL && text[0] != '\0';
 
   gtk_label_set_text (self->output_label, has_text ? text : "");
@@ -497,31 +495,32 @@ state_icon_name (SkNodeState state)
 static void
 sync_state (SkOutputCell *self)
 {
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
   SkNodeState state = SK_NODE_STATE_IDLE;
   const char *description = "";
   gboolean running;
 
-  if (self->node != NULL)
+  if (node != NULL)
     {
-      state = sk_node_get_state (self->node);
+      state = sk_node_get_state (node);
       description = sk_node_state_describe (state);
     }
 
-  running = self->node != NULL && state == SK_NODE_STATE_RUNNING;
+  running = node != NULL && state == SK_NODE_STATE_RUNNING;
 
   gtk_label_set_label (self->state_label, description);
   gtk_image_set_from_icon_name (self->state_image, state_icon_name (state));
   gtk_stack_set_visible_child_name (self->state_icon_stack, running ? "spinner" : "icon");
   gtk_spinner_set_spinning (self->state_spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->state_box),
-                          self->node != NULL && description[0] != '\0');
+                          node != NULL && description[0] != '\0');
 
-  if (self->node != NULL && state == SK_NODE_STATE_FAILED)
+  if (node != NULL && state == SK_NODE_STATE_FAILED)
     gtk_widget_add_css_class (GTK_WIDGET (self->state_box), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->state_box), "error");
 
-  if (self->node != NULL && (state == SK_NODE_STATE_SUCCEEDED || state == SK_NODE_STATE_UP_TO_DATE))
+  if (node != NULL && (state == SK_NODE_STATE_SUCCEEDED || state == SK_NODE_STATE_UP_TO_DATE))
     gtk_widget_add_css_class (GTK_WIDGET (self->state_box), "success");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->state_box), "success");
@@ -533,13 +532,14 @@ sync_error (SkOutputCell *self)
   const char *text = NULL;
   const char *detail = NULL;
   g_autofree char *sentence = NULL;
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
   gboolean failed = FALSE;
 
-  if (self->node != NULL)
+  if (node != NULL)
     {
-      text = sk_node_get_error_text (self->node);
-      detail = sk_node_get_error_detail (self->node);
-      failed = sk_node_get_state (self->node) == SK_NODE_STATE_FAILED;
+      text = sk_node_get_error_text (node);
+      detail = sk_node_get_error_detail (node);
+      failed = sk_node_get_state (node) == SK_NODE_STATE_FAILED;
     }
 
   if (text != NULL && text[0] != '\0')
@@ -597,7 +597,7 @@ launch_done_cb (GObject      *object,
       g_autofree char *text = g_strdup_printf (_("The file could not be opened: %s"),
                                                error->message);
 
-      g_signal_emit (self, signals [MESSAGE], 0, text);
+      sk_cell_emit_message (SK_CELL (self), text);
     }
 }
 
@@ -633,18 +633,20 @@ static void
 open_folder_clicked_cb (SkOutputCell *self)
 {
   g_autoptr(GFile) folder = NULL;
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
 
   g_assert (SK_IS_OUTPUT_CELL (self));
 
-  if (self->project == NULL || self->node == NULL)
+  if (project == NULL || node == NULL)
     return;
 
-  folder = sk_project_get_node_folder (self->project, self->node);
+  folder = sk_project_get_node_folder (project, node);
   if (folder == NULL || !g_file_query_exists (folder, NULL))
     {
-      g_signal_emit (self, signals [MESSAGE], 0,
-                     _("This step has no folder yet. It is created when the step gets "
-                       "code or files."));
+      sk_cell_emit_message (SK_CELL (self),
+                            _("This step has no folder yet. It is created when the step gets "
+                              "code or files."));
       return;
     }
 
@@ -654,13 +656,29 @@ open_folder_clicked_cb (SkOutputCell *self)
 static void
 sync_all (SkOutputCell *self)
 {
-  gtk_stack_set_visible_child_name (self->stack, self->node != NULL ? "node" : "empty");
-  gtk_widget_set_visible (GTK_WIDGET (self->open_folder_button), self->node != NULL);
+  gboolean has_node = sk_cell_get_node (SK_CELL (self)) != NULL;
+
+  gtk_stack_set_visible_child_name (self->stack, has_node ? "node" : "empty");
+  gtk_widget_set_visible (GTK_WIDGET (self->open_folder_button), has_node);
   sync_state (self);
   sync_error (self);
   sync_output_text (self);
   sync_files_from_node (self);
   reload_preview (self);
+}
+
+static void
+sk_output_cell_project_changed (SkCell    *cell,
+                                SkProject *old_project)
+{
+  reload_preview (SK_OUTPUT_CELL (cell));
+}
+
+static void
+sk_output_cell_node_changed (SkCell *cell,
+                             SkNode *old_node)
+{
+  sync_all (SK_OUTPUT_CELL (cell));
 }
 
 static void
@@ -672,14 +690,8 @@ sk_output_cell_dispose (GObject *object)
   g_clear_object (&self->preview_cancellable);
   g_cancellable_cancel (self->cancellable);
 
-  if (self->node_signals != NULL)
-    g_signal_group_set_target (self->node_signals, NULL);
+  sk_cell_dispose_template (SK_CELL (self), SK_TYPE_OUTPUT_CELL);
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), SK_TYPE_OUTPUT_CELL);
-
-  g_clear_object (&self->node_signals);
-  g_clear_object (&self->node);
-  g_clear_object (&self->project);
   g_clear_object (&self->files);
   g_clear_object (&self->cancellable);
 
@@ -696,39 +708,8 @@ sk_output_cell_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_PROJECT:
-      g_value_set_object (value, self->project);
-      break;
-
-    case PROP_NODE:
-      g_value_set_object (value, self->node);
-      break;
-
     case PROP_PREVIEW_KIND:
       g_value_set_string (value, self->preview_kind);
-      break;
-
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-sk_output_cell_set_property (GObject      *object,
-                             guint         prop_id,
-                             const GValue *value,
-                             GParamSpec   *pspec)
-{
-  SkOutputCell *self = SK_OUTPUT_CELL (object);
-
-  switch (prop_id)
-    {
-    case PROP_PROJECT:
-      sk_output_cell_set_project (self, g_value_get_object (value));
-      break;
-
-    case PROP_NODE:
-      sk_output_cell_set_node (self, g_value_get_object (value));
       break;
 
     default:
@@ -741,38 +722,20 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  SkCellClass *cell_class = SK_CELL_CLASS (klass);
 
   object_class->dispose = sk_output_cell_dispose;
   object_class->get_property = sk_output_cell_get_property;
-  object_class->set_property = sk_output_cell_set_property;
 
-  properties [PROP_PROJECT] =
-    g_param_spec_object ("project", NULL, NULL, SK_TYPE_PROJECT,
-                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties [PROP_NODE] =
-    g_param_spec_object ("node", NULL, NULL, SK_TYPE_NODE,
-                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  cell_class->project_changed = sk_output_cell_project_changed;
+  cell_class->node_changed = sk_output_cell_node_changed;
+
   /* One of "none", "image", "text", "unsupported" and "error". */
   properties [PROP_PREVIEW_KIND] =
     g_param_spec_string ("preview-kind", NULL, NULL, "none",
                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  /**
-   * SkOutputCell::message:
-   * @self: a #SkOutputCell
-   * @text: a sentence for the user
-   *
-   * Emitted when a file or folder could not be opened. The window shows
-   * @text as a toast.
-   */
-  signals [MESSAGE] =
-    g_signal_new ("message",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**
    * SkOutputCell::preview-loaded:
@@ -816,13 +779,14 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_folder_clicked_cb);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "outputcell");
 }
 
 static void
 sk_output_cell_init (SkOutputCell *self)
 {
+  GSignalGroup *node_signals = sk_cell_get_node_signals (SK_CELL (self));
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->preview_kind = preview_kind_names[PREVIEW_NONE];
@@ -833,19 +797,18 @@ sk_output_cell_init (SkOutputCell *self)
   g_signal_connect_object (self->files_drop_down, "notify::selected",
                            G_CALLBACK (selected_cb), self, G_CONNECT_SWAPPED);
 
-  self->node_signals = g_signal_group_new (SK_TYPE_NODE);
-  g_signal_group_connect_object (self->node_signals, "notify::state",
+  g_signal_group_connect_object (node_signals, "notify::state",
                                  G_CALLBACK (node_state_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->node_signals, "notify::output-text",
+  g_signal_group_connect_object (node_signals, "notify::output-text",
                                  G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->node_signals, "notify::output-files",
+  g_signal_group_connect_object (node_signals, "notify::output-files",
                                  G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->node_signals, "notify::error-text",
+  g_signal_group_connect_object (node_signals, "notify::error-text",
                                  G_CALLBACK (node_error_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->node_signals, "notify::error-detail",
+  g_signal_group_connect_object (node_signals, "notify::error-detail",
                                  G_CALLBACK (node_error_cb), self, G_CONNECT_SWAPPED);
   /* A renamed step has another folder. */
-  g_signal_group_connect_object (self->node_signals, "notify::key",
+  g_signal_group_connect_object (node_signals, "notify::key",
                                  G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
 
   sync_all (self);
@@ -855,52 +818,6 @@ GtkWidget *
 sk_output_cell_new (void)
 {
   return g_object_new (SK_TYPE_OUTPUT_CELL, NULL);
-}
-
-SkProject *
-sk_output_cell_get_project (SkOutputCell *self)
-{
-  g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
-
-  return self->project;
-}
-
-void
-sk_output_cell_set_project (SkOutputCell *self,
-                            SkProject    *project)
-{
-  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
-  g_return_if_fail (project == NULL || SK_IS_PROJECT (project));
-
-  if (g_set_object (&self->project, project))
-    {
-      reload_preview (self);
-      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PROJECT]);
-    }
-}
-
-SkNode *
-sk_output_cell_get_node (SkOutputCell *self)
-{
-  g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
-
-  return self->node;
-}
-
-void
-sk_output_cell_set_node (SkOutputCell *self,
-                         SkNode       *node)
-{
-  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
-  g_return_if_fail (node == NULL || SK_IS_NODE (node));
-
-  if (!g_set_object (&self->node, node))
-    return;
-
-  g_signal_group_set_target (self->node_signals, node);
-  sync_all (self);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_NODE]);
 }
 
 /**
