@@ -661,6 +661,9 @@ test_rename_moves_folder (Fixture       *f,
   moved = sk_test_read_text (f->dir, "bar_chart/bar_chart.py");
   g_assert_cmpstr (moved, ==, original);
 
+  /* The example's script names its own step by key, so the user is told. */
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "old name “revenue_chart”");
+
   flush_history (window);
   activate (window, "undo");
   drain ();

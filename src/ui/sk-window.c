@@ -273,6 +273,44 @@ rename_in_folder (GFile      *folder,
     g_file_move (from, to, G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL, NULL, NULL, NULL);
 }
 
+static gboolean
+file_mentions (GFile      *file,
+               const char *text)
+{
+  g_autofree char *contents = NULL;
+
+  if (file == NULL || !g_file_load_contents (file, NULL, &contents, NULL, NULL, NULL))
+    return FALSE;
+
+  return strstr (contents, text) != NULL;
+}
+
+/* Scripts name their own step and the steps they need by key, so a renamed
+ * step's code, and that of the steps after it, may still use the old key. */
+static gboolean
+code_mentions_key (SkWindow   *self,
+                   SkNode     *node,
+                   const char *key)
+{
+  g_autoptr(GPtrArray) successors = sk_project_get_successors (self->project, node);
+  g_autoptr(GFile) script = sk_project_get_node_script (self->project, node);
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", key);
+  g_autofree char *single_quoted = g_strdup_printf ("'%s'", key);
+
+  if (file_mentions (script, quoted) || file_mentions (script, single_quoted))
+    return TRUE;
+
+  for (guint i = 0; i < successors->len; i++)
+    {
+      g_autoptr(GFile) other = sk_project_get_node_script (self->project, g_ptr_array_index (successors, i));
+
+      if (file_mentions (other, quoted) || file_mentions (other, single_quoted))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
 static void
 node_key_changed_cb (SkWindow   *self,
                      GParamSpec *pspec,
@@ -324,6 +362,15 @@ node_key_changed_cb (SkWindow   *self,
       }
     rename_in_folder (tests, old_test, new_test);
   }
+
+  if (code_mentions_key (self, node, old_key))
+    {
+      g_autofree char *message = g_strdup_printf (_("The code of “%s” or of the steps that need it still uses its old name “%s”. "
+                                                    "Change it there, or clear the code to have it written again."),
+                                                  sk_node_get_name (node), old_key);
+
+      sk_window_show_toast (self, message);
+    }
 
 remember:
   g_hash_table_insert (self->keys, node, g_strdup (new_key));
