@@ -443,6 +443,29 @@ test_open_malformed (Fixture       *f,
   g_assert_false (recovery_exists (f->folder));
 }
 
+/* A workflow with a cycle and a missing prior still opens, and the user is
+ * told about its first problem at once. */
+static void
+test_open_problems (Fixture       *f,
+                    gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project;
+
+  sk_test_write_text (f->dir, "process.json",
+                      "{\"process_name\": \"loop\", \"nodes\": {"
+                      "\"1\": {\"name\": \"a\", \"priors\": [\"2\"]},"
+                      "\"2\": {\"name\": \"b\", \"priors\": [\"1\"]},"
+                      "\"3\": {\"name\": \"c\", \"priors\": [\"9\"]}}}");
+
+  project = open_and_wait (window, f->folder);
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 3);
+  g_assert_cmpstr (visible_page (window), ==, "workflow");
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "(and 1 more problem)");
+
+  destroy_window (window);
+}
+
 static void
 test_open_create (Fixture       *f,
                   gconstpointer  data)
@@ -1632,6 +1655,7 @@ main (int   argc,
 
   ADD ("open/example", test_open_example);
   ADD ("open/malformed", test_open_malformed);
+  ADD ("open/problems", test_open_problems);
   ADD ("open/create", test_open_create);
   ADD ("save", test_save);
   ADD ("save-as", test_save_as);
