@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -225,4 +226,76 @@ sk_test_find_python (void)
   g_assert_true (g_path_is_absolute (path));
 
   return path;
+}
+
+static int
+compare_doubles (const void *a,
+                 const void *b)
+{
+  double x = *(const double *) a;
+  double y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/**
+ * sk_test_median:
+ * @values: (array length=n): measurements; they are sorted in place
+ * @n: how many there are, at least one
+ *
+ * Returns: the median of @values
+ */
+double
+sk_test_median (double *values,
+                guint   n)
+{
+  qsort (values, n, sizeof *values, compare_doubles);
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/**
+ * sk_test_env_uint:
+ * @name: an environment variable
+ * @fallback: the value when @name is unset or not a number from 1 to @max
+ * @max: the largest accepted value
+ *
+ * Returns: the positive number @name holds, or @fallback
+ */
+guint
+sk_test_env_uint (const char *name,
+                  guint       fallback,
+                  guint       max)
+{
+  const char *value = g_getenv (name);
+  guint64 number;
+  char *end;
+
+  if (value == NULL || value[0] == '\0')
+    return fallback;
+
+  number = g_ascii_strtoull (value, &end, 10);
+  if (*end != '\0' || number == 0 || number > max)
+    {
+      g_printerr ("Ignoring %s=%s: expected a number from 1 to %u.\n", name, value, max);
+      return fallback;
+    }
+
+  return (guint) number;
+}
+
+/**
+ * sk_test_timeout_cb:
+ * @user_data: a #gboolean to set
+ *
+ * A #GSourceFunc for SK_TEST_WAIT_UNTIL() that records that time ran out.
+ *
+ * Returns: %G_SOURCE_REMOVE
+ */
+gboolean
+sk_test_timeout_cb (gpointer user_data)
+{
+  gboolean *timed_out = user_data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
 }

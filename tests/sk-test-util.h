@@ -56,4 +56,24 @@ void      sk_test_assert_contains (const char  *haystack,
 gboolean  sk_test_process_gone    (pid_t        pid);
 char     *sk_test_find_python     (void);
 
+double    sk_test_median          (double      *values,
+                                   guint        n);
+guint     sk_test_env_uint        (const char  *name,
+                                   guint        fallback,
+                                   guint        max);
+
+gboolean  sk_test_timeout_cb      (gpointer     user_data);
+
+/* Runs the main loop until @cond holds or @msec pass, then asserts @cond. */
+#define SK_TEST_WAIT_UNTIL(cond, msec) \
+  G_STMT_START { \
+    gboolean timed_out_ = FALSE; \
+    guint id_ = g_timeout_add ((msec), sk_test_timeout_cb, &timed_out_); \
+    while (!(cond) && !timed_out_) \
+      g_main_context_iteration (NULL, TRUE); \
+    if (!timed_out_) \
+      g_source_remove (id_); \
+    g_assert_true (cond); \
+  } G_STMT_END
+
 G_END_DECLS

@@ -37,27 +37,6 @@ typedef struct
   char      *outside;
 } Fixture;
 
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  gboolean *timed_out = user_data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until @cond holds or @msec pass, then asserts @cond. */
-#define WAIT_UNTIL(cond, msec) \
-  G_STMT_START { \
-    gboolean timed_out_ = FALSE; \
-    guint id_ = g_timeout_add ((msec), timeout_cb, &timed_out_); \
-    while (!(cond) && !timed_out_) \
-      g_main_context_iteration (NULL, TRUE); \
-    if (!timed_out_) \
-      g_source_remove (id_); \
-    g_assert_true (cond); \
-  } G_STMT_END
-
 /* Connected swapped, so the counter comes first whatever the signal. */
 static void
 count_cb (guint *count)
@@ -137,7 +116,7 @@ present (GtkWidget *cell)
   gtk_window_set_default_size (GTK_WINDOW (window), 640, 600);
   gtk_window_set_child (GTK_WINDOW (window), cell);
   gtk_window_present (GTK_WINDOW (window));
-  WAIT_UNTIL (gtk_widget_get_mapped (cell), WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_mapped (cell), WAIT_MSEC);
 
   return window;
 }
@@ -350,7 +329,7 @@ attach (GtkWidget  *cell,
   g_autoptr(GAsyncResult) result = NULL;
 
   sk_input_cell_attach_files_async (SK_INPUT_CELL (cell), &file, 1, NULL, attach_done_cb, &result);
-  WAIT_UNTIL (result != NULL, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (result != NULL, WAIT_MSEC);
 
   return sk_input_cell_attach_files_finish (SK_INPUT_CELL (cell), result, error);
 }
@@ -493,7 +472,7 @@ test_input_attach_history (Fixture       *fixture,
   window = present (cell);
 
   sk_input_cell_attach_files_async (SK_INPUT_CELL (cell), files, 2, NULL, attach_done_cb, &result);
-  WAIT_UNTIL (result != NULL, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (result != NULL, WAIT_MSEC);
   g_assert_true (sk_input_cell_attach_files_finish (SK_INPUT_CELL (cell), result, &error));
   g_assert_no_error (error);
   assert_files (fixture->b, SK_TEST_STRV ("a.txt", "b.txt"));
@@ -561,7 +540,7 @@ show_output (GtkWidget  *cell,
 
   sk_output_cell_select_file (SK_OUTPUT_CELL (cell), name);
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, name);
-  WAIT_UNTIL (*loaded > before, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (*loaded > before, WAIT_MSEC);
   g_assert_cmpstr (preview_kind (cell), ==, kind);
 }
 
@@ -607,7 +586,7 @@ test_output_previews (Fixture       *fixture,
   /* The first image is chosen by default. */
   sk_cell_set_node (SK_CELL (cell), fixture->a);
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "plot.png");
-  WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
   g_object_get (cell, "preview-kind", &kind, NULL);
   g_assert_cmpstr (kind, ==, "image");
   g_assert_cmpuint (loaded, >=, 1);
@@ -688,7 +667,7 @@ test_output_files (Fixture       *fixture,
   sk_node_set_output_files (fixture->b, SK_TEST_STRV ("a.txt"));
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
   g_assert_true (shown (cell, "files_box"));
-  WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "text") == 0, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "text") == 0, WAIT_MSEC);
 
   /* The chosen file stays chosen while it is still there. */
   sk_node_set_output_files (fixture->b, SK_TEST_STRV ("b.txt", "a.txt"));
@@ -701,12 +680,12 @@ test_output_files (Fixture       *fixture,
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "a.txt");
   sk_node_set_output_files (fixture->b, SK_TEST_STRV ("b.txt", "dot.png"));
   g_assert_cmpstr (sk_output_cell_get_selected_file (SK_OUTPUT_CELL (cell)), ==, "dot.png");
-  WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
 
   /* A new run rewrites the image under the same name: the preview follows. */
   write_png (png, 5, 4);
   sk_node_set_output_text (fixture->b, "drew a bigger dot");
-  WAIT_UNTIL (picture_width (cell) == 5, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (picture_width (cell) == 5, WAIT_MSEC);
 
   sk_node_set_output_files (fixture->b, NULL);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 0);
@@ -829,7 +808,7 @@ test_code_edit (Fixture       *fixture,
 
   /* The script is loaded, highlighted as Python, and named in the heading. */
   sk_cell_set_node (SK_CELL (cell), fixture->a);
-  WAIT_UNTIL (loaded == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 1, WAIT_MSEC);
   buffer = GTK_SOURCE_BUFFER (code_buffer (cell));
   text = buffer_text (GTK_TEXT_BUFFER (buffer));
   g_assert_cmpstr (text, ==, "state = {}\n\ndef compute():\n    pass");
@@ -853,7 +832,7 @@ test_code_edit (Fixture       *fixture,
   g_assert_true (g_file_get_contents (script_a, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "state = {}\n\ndef compute():\n    pass\n");
   g_clear_pointer (&contents, g_free);
-  WAIT_UNTIL (saved->len == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (saved->len == 1, WAIT_MSEC);
   g_assert_cmpint (g_get_monotonic_time () - start, >=, 900 * 1000);
   g_assert_cmpstr (g_ptr_array_index (saved, 0), ==, script_a);
   g_assert_true (g_file_get_contents (script_a, &contents, NULL, NULL));
@@ -868,7 +847,7 @@ test_code_edit (Fixture       *fixture,
   start = g_get_monotonic_time ();
   loaded = 0;
   sk_cell_set_node (SK_CELL (cell), fixture->b);
-  WAIT_UNTIL (saved->len == 2 && loaded == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (saved->len == 2 && loaded == 1, WAIT_MSEC);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 900 * 1000);
   g_assert_cmpstr (g_ptr_array_index (saved, 1), ==, script_a);
   g_assert_true (g_file_get_contents (script_a, &contents, NULL, NULL));
@@ -886,7 +865,7 @@ test_code_edit (Fixture       *fixture,
   gtk_text_buffer_insert_at_cursor (GTK_TEXT_BUFFER (buffer), "state = {}", -1);
   g_assert_false (gtk_widget_get_visible (placeholder));
   sk_code_cell_save (SK_CODE_CELL (cell));
-  WAIT_UNTIL (saved->len == 3, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (saved->len == 3, WAIT_MSEC);
   g_assert_cmpstr (g_ptr_array_index (saved, 2), ==, script_b);
   g_assert_true (g_file_get_contents (script_b, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "state = {}\n");
@@ -896,7 +875,7 @@ test_code_edit (Fixture       *fixture,
   /* Going back shows what was saved. */
   loaded = 0;
   sk_cell_set_node (SK_CELL (cell), fixture->a);
-  WAIT_UNTIL (loaded == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 1, WAIT_MSEC);
   text = buffer_text (code_buffer (cell));
   g_assert_true (g_str_has_suffix (text, "print ('done')\n# switched"));
   g_clear_pointer (&text, g_free);
@@ -904,7 +883,7 @@ test_code_edit (Fixture       *fixture,
   /* An edit pending when the cell goes away is saved all the same. */
   gtk_text_buffer_insert_at_cursor (code_buffer (cell), "# last words\n", -1);
   gtk_window_destroy (GTK_WINDOW (window));
-  WAIT_UNTIL (saved->len == 4, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (saved->len == 4, WAIT_MSEC);
   g_assert_true (g_file_get_contents (script_a, &contents, NULL, NULL));
   g_assert_true (g_str_has_prefix (contents, "# last words\n"));
   g_clear_pointer (&contents, g_free);
@@ -934,29 +913,29 @@ test_code_reload (Fixture       *fixture,
   g_signal_connect (cell, "saved", G_CALLBACK (saved_cb), saved);
   g_object_set (cell, "project", fixture->project, "node", fixture->b, NULL);
   window = present (cell);
-  WAIT_UNTIL (loaded == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 1, WAIT_MSEC);
 
   /* The coding agent (or another editor) rewrites the script. */
   sk_test_write_text (folder, "make_chart.py", "print (2)\n");
-  WAIT_UNTIL (loaded == 2, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 2, WAIT_MSEC);
   text = buffer_text (code_buffer (cell));
   g_assert_cmpstr (text, ==, "print (2)");
   g_clear_pointer (&text, g_free);
 
   /* The script disappears: the placeholder comes back. */
   g_assert_cmpint (g_unlink (script), ==, 0);
-  WAIT_UNTIL (loaded == 3, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 3, WAIT_MSEC);
   g_assert_false (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
   g_assert_true (shown (cell, "placeholder_label"));
 
   sk_test_write_text (folder, "make_chart.py", "print (3)\n");
-  WAIT_UNTIL (loaded == 4, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 4, WAIT_MSEC);
   g_assert_true (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
 
   /* Unsaved edits are not replaced by the file; they are saved over it. */
   gtk_text_buffer_insert_at_cursor (code_buffer (cell), "# mine\n", -1);
   sk_test_write_text (folder, "make_chart.py", "print (4)\n");
-  WAIT_UNTIL (saved->len == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (saved->len == 1, WAIT_MSEC);
   g_assert_true (g_file_get_contents (script, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "# mine\nprint (3)\n");
   g_clear_pointer (&contents, g_free);
@@ -986,13 +965,13 @@ test_code_clear (Fixture       *fixture,
   g_signal_connect_swapped (cell, "loaded", G_CALLBACK (count_cb), &loaded);
   g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
   window = present (cell);
-  WAIT_UNTIL (loaded == 1, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 1, WAIT_MSEC);
   g_assert_true (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
 
   /* Clearing drops unsaved edits with the file. */
   gtk_text_buffer_insert_at_cursor (code_buffer (cell), "# edit\n", -1);
   _sk_code_cell_clear_code (SK_CODE_CELL (cell));
-  WAIT_UNTIL (loaded == 2, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (loaded == 2, WAIT_MSEC);
   g_assert_false (g_file_test (script, G_FILE_TEST_EXISTS));
   text = buffer_text (code_buffer (cell));
   g_assert_cmpstr (text, ==, "");

@@ -43,27 +43,6 @@ typedef struct
 
 /* Main loop helpers ------------------------------------------------------ */
 
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  gboolean *timed_out = user_data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until @cond holds or @msec pass, then asserts @cond. */
-#define WAIT_UNTIL(cond, msec) \
-  G_STMT_START { \
-    gboolean timed_out_ = FALSE; \
-    guint id_ = g_timeout_add ((msec), timeout_cb, &timed_out_); \
-    while (!(cond) && !timed_out_) \
-      g_main_context_iteration (NULL, TRUE); \
-    if (!timed_out_) \
-      g_source_remove (id_); \
-    g_assert_true (cond); \
-  } G_STMT_END
-
 /* Dispatches whatever is ready, without waiting. */
 static void
 drain (void)
@@ -174,7 +153,7 @@ open_and_wait (SkWindow *window,
 {
   sk_window_open (window, folder, FALSE);
   g_assert_cmpstr (visible_page (window), ==, "loading");
-  WAIT_UNTIL (loaded (window), WAIT_MS);
+  SK_TEST_WAIT_UNTIL (loaded (window), WAIT_MS);
   g_assert_cmpstr (visible_page (window), ==, "workflow");
   drain ();
 
@@ -283,7 +262,7 @@ respond (AdwMessageDialog *dialog,
   g_assert_true (gtk_widget_is_sensitive (button));
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_signal_emit_by_name (button, "clicked");
-  WAIT_UNTIL (dialog == NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (dialog == NULL, WAIT_MS);
 }
 
 /* Destroys @window without asking about unsaved changes, and checks that
@@ -301,7 +280,7 @@ destroy_window (SkWindow *window)
 
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_destroy (GTK_WINDOW (window));
-  WAIT_UNTIL (window == NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (window == NULL, WAIT_MS);
 }
 
 static SkNode *
@@ -421,7 +400,7 @@ test_open_malformed (Fixture       *f,
   sk_test_write_text (f->dir, "process.json", malformed);
 
   sk_window_open (window, f->folder, FALSE);
-  WAIT_UNTIL (g_strcmp0 (visible_page (window), "error") == 0, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (visible_page (window), "error") == 0, WAIT_MS);
 
   g_assert_null (sk_window_get_project (window));
   description = adw_status_page_get_description (ADW_STATUS_PAGE (template_child (window, "error_page")));
@@ -730,7 +709,7 @@ test_recovery_written (Fixture       *f,
   g_assert_false (recovery_exists (f->folder));
 
   /* Written two seconds after the change. */
-  WAIT_UNTIL (recovery_exists (f->folder), WAIT_MS);
+  SK_TEST_WAIT_UNTIL (recovery_exists (f->folder), WAIT_MS);
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   recovered = sk_project_load_from_data (contents, -1, f->folder, &error);
   g_assert_no_error (error);
@@ -790,7 +769,7 @@ wait_for_recovery_dialog (SkWindow *window)
 {
   AdwMessageDialog *dialog;
 
-  WAIT_UNTIL (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG) != NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG) != NULL, WAIT_MS);
   dialog = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Recover Unsaved Changes?");
   g_assert_true (gtk_window_get_modal (GTK_WINDOW (dialog)));
@@ -921,7 +900,7 @@ test_run_example (Fixture       *f,
   g_assert_false (action_enabled (window, "run"));
   g_assert_true (gtk_widget_get_visible (template_child (window, "progress_bar")));
 
-  WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
 
   g_assert_false (gtk_widget_get_visible (stop_button));
   g_assert_true (gtk_widget_get_visible (run_button));
@@ -947,7 +926,7 @@ test_run_example (Fixture       *f,
   output = _sk_window_get_output_cell (window);
   g_assert_true (sk_cell_get_node (SK_CELL (output)) == chart);
   g_assert_cmpstr (sk_output_cell_get_selected_file (output), ==, "revenue_chart.svg");
-  WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (output), "image") == 0, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (output), "image") == 0, WAIT_MS);
 
   destroy_window (window);
   forget_python ();
@@ -1019,12 +998,12 @@ test_run_stop (Fixture       *f,
   /* Running saves first, because the runner reads the workflow from disk. */
   g_assert_false (sk_project_get_modified (project));
 
-  WAIT_UNTIL (exists_in (f, "slow/sleeper/started") &&
+  SK_TEST_WAIT_UNTIL (exists_in (f, "slow/sleeper/started") &&
               sk_node_get_state (node) == SK_NODE_STATE_RUNNING, WAIT_MS);
 
   stopped_at = g_get_monotonic_time ();
   activate (window, "stop");
-  WAIT_UNTIL (!_sk_window_is_running (window), 10000);
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), 10000);
   seconds = (g_get_monotonic_time () - stopped_at) / (double) G_USEC_PER_SEC;
   g_assert_cmpfloat (seconds, <, 10);
 
@@ -1097,7 +1076,7 @@ test_run_no_script (Fixture       *f,
   node = add_step (project, "1", "empty step");
 
   activate (window, "run");
-  WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
 
   g_assert_cmpint (sk_node_get_state (node), ==, SK_NODE_STATE_FAILED);
   sk_test_assert_contains (sk_node_get_error_text (node), "no code");
@@ -1474,7 +1453,7 @@ test_properties_from_canvas (Fixture       *f,
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_signal_emit_by_name (dialog_child (dialog, "apply_button"), "clicked");
   /* Applied, the dialog closes. */
-  WAIT_UNTIL (dialog == NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (dialog == NULL, WAIT_MS);
 
   g_assert_cmpstr (sk_node_get_name (node), ==, "management report");
   g_assert_true (exists_in (f, "management_report/management_report.py"));
@@ -1527,7 +1506,7 @@ test_close_unsaved (Fixture       *f,
   copy_example (f);
   project = open_and_wait (window, f->folder);
   sk_project_set_name (project, "never saved");
-  WAIT_UNTIL (recovery_exists (f->folder), WAIT_MS);
+  SK_TEST_WAIT_UNTIL (recovery_exists (f->folder), WAIT_MS);
 
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
 
@@ -1554,7 +1533,7 @@ test_close_unsaved (Fixture       *f,
   g_assert_nonnull (dialog);
   g_assert_cmpuint (count_dialogs (window, ADW_TYPE_MESSAGE_DIALOG), ==, 1);
   respond (dialog, "_Discard");
-  WAIT_UNTIL (window == NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (window == NULL, WAIT_MS);
 
   g_assert_false (recovery_exists (f->folder));
   {
@@ -1579,7 +1558,7 @@ test_close_save (Fixture       *f,
   gtk_window_close (GTK_WINDOW (window));
   drain ();
   respond (ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG)), "_Save");
-  WAIT_UNTIL (window == NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (window == NULL, WAIT_MS);
 
   g_assert_false (recovery_exists (f->folder));
   {
@@ -1601,7 +1580,7 @@ test_close_saved (Fixture       *f,
   /* Nothing to ask about. */
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_close (GTK_WINDOW (window));
-  WAIT_UNTIL (window == NULL, WAIT_MS);
+  SK_TEST_WAIT_UNTIL (window == NULL, WAIT_MS);
 }
 
 /* Setup ------------------------------------------------------------------- */

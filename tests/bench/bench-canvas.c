@@ -28,6 +28,7 @@
 #include <adwaita.h>
 
 #include "sk-canvas-private.h"
+#include "sk-test-util.h"
 #include "sk-project.h"
 #include "sk-ui.h"
 
@@ -66,45 +67,6 @@ ms_between (gint64 start,
             gint64 end)
 {
   return (end - start) / 1000.0;
-}
-
-static int
-compare_doubles (const void *a,
-                 const void *b)
-{
-  double x = *(const double *) a;
-  double y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static double
-median (double *values,
-        guint   n)
-{
-  qsort (values, n, sizeof *values, compare_doubles);
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-static guint
-env_uint (const char *name,
-          guint       fallback)
-{
-  const char *value = g_getenv (name);
-  guint64 number;
-  char *end;
-
-  if (value == NULL || value[0] == '\0')
-    return fallback;
-
-  number = g_ascii_strtoull (value, &end, 10);
-  if (*end != '\0' || number == 0 || number > 10000)
-    {
-      g_printerr ("Ignoring %s=%s: expected a number from 1 to 10000.\n", name, value);
-      return fallback;
-    }
-
-  return (guint) number;
 }
 
 /* How long ago the kernel started this process, in milliseconds, from the
@@ -376,9 +338,9 @@ median_frame (Bench    *bench,
       total[i] = frame.total;
     }
 
-  result.build = median (build, n_frames);
-  result.render = median (render, n_frames);
-  result.total = median (total, n_frames);
+  result.build = sk_test_median (build, n_frames);
+  result.render = sk_test_median (render, n_frames);
+  result.total = sk_test_median (total, n_frames);
   return result;
 }
 
@@ -415,7 +377,7 @@ window_frame_ms (Bench *bench)
     }
   gtk_widget_remove_tick_callback (GTK_WIDGET (bench->canvas), tick_id);
 
-  return median (intervals, WINDOW_FRAMES);
+  return sk_test_median (intervals, WINDOW_FRAMES);
 }
 
 /* What the frame shows: steps whose box meets the view, edges whose
@@ -582,7 +544,7 @@ main (int   argc,
   gint64 t_main = g_get_monotonic_time ();
   double age_at_main = process_age_ms ();
   const guint sizes[] = { 0, 100, 1000, 5000 };
-  guint n_frames = env_uint ("SKELE_BENCH_FRAMES", DEFAULT_FRAMES);
+  guint n_frames = sk_test_env_uint ("SKELE_BENCH_FRAMES", DEFAULT_FRAMES, 10000);
   g_autoptr(SkProject) launch_project = NULL;
   const char *renderer_env = g_getenv ("GSK_RENDERER");
   gint64 t_init, t_built, t_presented;

@@ -66,45 +66,6 @@ ms_since (gint64 start)
   return (g_get_monotonic_time () - start) / 1000.0;
 }
 
-static int
-compare_doubles (const void *a,
-                 const void *b)
-{
-  double x = *(const double *) a;
-  double y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static double
-median (double *values,
-        guint   n)
-{
-  qsort (values, n, sizeof *values, compare_doubles);
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-static guint
-env_uint (const char *name,
-          guint       fallback)
-{
-  const char *value = g_getenv (name);
-  guint64 number;
-  char *end;
-
-  if (value == NULL || value[0] == '\0')
-    return fallback;
-
-  number = g_ascii_strtoull (value, &end, 10);
-  if (*end != '\0' || number == 0 || number > G_MAXUINT / 2)
-    {
-      g_printerr ("Ignoring %s=%s: expected a positive number.\n", name, value);
-      return fallback;
-    }
-
-  return (guint) number;
-}
-
 static gboolean
 write_file (const char *path,
             const char *contents,
@@ -370,7 +331,7 @@ time_startup (const char *python,
       times[i] = ms_since (start);
     }
 
-  return median (times, repeats);
+  return sk_test_median (times, repeats);
 }
 
 /* 1. Loading, validating and saving ------------------------------------- */
@@ -454,19 +415,19 @@ bench_load (const char *tmp,
   g_print ("1. process.json with %u nodes, %u edges, longest chain %u; %.1f KiB; "
            "median of %u\n",
            dag->n_nodes, dag->n_edges, dag->depth, length / 1024.0, LOAD_REPEATS);
-  g_print ("   %-52s %9.1f ms\n", "load (sk_project_load_from_data)", median (load, LOAD_REPEATS));
+  g_print ("   %-52s %9.1f ms\n", "load (sk_project_load_from_data)", sk_test_median (load, LOAD_REPEATS));
   g_print ("   %-52s %9.1f ms\n", "validate (sk_project_validate, no folder)",
-           median (validate, LOAD_REPEATS));
+           sk_test_median (validate, LOAD_REPEATS));
   g_print ("   %-52s %9.1f ms   (%u errors, %u warnings)\n", "load + validate",
-           median (both, LOAD_REPEATS), errors, warnings);
+           sk_test_median (both, LOAD_REPEATS), errors, warnings);
   g_print ("   %-52s %9.1f ms   (%u missing-script warnings)\n",
            "validate with a folder (looks for each script)",
-           median (folder_validate, LOAD_REPEATS), folder_warnings);
+           sk_test_median (folder_validate, LOAD_REPEATS), folder_warnings);
   g_print ("   %-52s %9.1f ms   (%.1f KiB, reloads as %u nodes)\n",
-           "save (sk_project_to_data)", median (save, LOAD_REPEATS),
+           "save (sk_project_to_data)", sk_test_median (save, LOAD_REPEATS),
            saved_length / 1024.0, reloaded);
 
-  return median (both, LOAD_REPEATS);
+  return sk_test_median (both, LOAD_REPEATS);
 }
 
 /* 2. The workflow the runs share ----------------------------------------- */
@@ -892,7 +853,7 @@ main (int   argc,
   g_autofree char *snakemake = NULL;
   g_autofree char *snakemake_version = NULL;
   const char *skip_reason = NULL;
-  guint n_nodes = env_uint ("SKELE_BENCH_NODES", DEFAULT_RUN_NODES);
+  guint n_nodes = sk_test_env_uint ("SKELE_BENCH_NODES", DEFAULT_RUN_NODES, G_MAXUINT / 2);
   guint ok_base = 0, ok_iso1 = 0, ok_iso2 = 0, ok_mem = 0, ok_snake = 0;
   double base_ms, iso1_ms, iso2_ms, mem_ms, snake_ms = -1;
   double startup_ms, wrapper_ms = -1, load_ms;
