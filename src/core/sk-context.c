@@ -1,0 +1,463 @@
+/* sk-context.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-context"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "sk-context.h"
+
+/* Where a step stands relative to the step the context is about. The order
+ * matters: a step reached in two ways keeps the nearer role.
+ */
+typedef enum
+{
+  ROLE_TARGET = 1,
+  ROLE_PRIOR,
+  ROLE_SUCCESSOR,
+  ROLE_TWO_HOP,
+  ROLE_ELSEWHERE,
+} Role;
+
+static const char *
+role_describe (Role role)
+{
+  switch (role)
+    {
+    case ROLE_TARGET:
+      return "the step to work on";
+    case ROLE_PRIOR:
+      return "needs its results";
+    case ROLE_SUCCESSOR:
+      return "uses this step's results";
+    case ROLE_TWO_HOP:
+      return "two steps away";
+    case ROLE_ELSEWHERE:
+    default:
+      return "elsewhere in the workflow";
+    }
+}
+
+static gboolean
+is_in_project (SkProject *project,
+               SkNode    *node)
+{
+  return sk_project_get_node (project, sk_node_get_id (node)) == node;
+}
+
+/* Gives each node of @nodes @role, unless it already has one. */
+static void
+add_with_role (GHashTable *roles,
+               GPtrArray  *nodes,
+               Role        role)
+{
+  g_assert (roles != NULL);
+  g_assert (nodes != NULL);
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      gpointer node = g_ptr_array_index (nodes, i);
+
+      if (!g_hash_table_contains (roles, node))
+        g_hash_table_insert (roles, node, GINT_TO_POINTER (role));
+    }
+}
+
+/* Returns a table from each node in the scope to its role. The nodes are
+ * borrowed from @project.
+ */
+static GHashTable *
+collect_roles (SkProject      *project,
+               SkNode         *node,
+               SkContextScope  scope)
+{
+  g_autoptr(GPtrArray) priors = NULL;
+  g_autoptr(GPtrArray) successors = NULL;
+  g_autoptr(GPtrArray) blanket = NULL;
+  GHashTable *roles = g_hash_table_new (NULL, NULL);
+
+  g_assert (SK_IS_PROJECT (project));
+  g_assert (SK_IS_NODE (node));
+
+  g_hash_table_insert (roles, node, GINT_TO_POINTER (ROLE_TARGET));
+
+  /* The blanket is the one core defines, today the priors and the
+   * successors; anything else it may hold is two edges away.
+   */
+  blanket = sk_project_get_markov_blanket (project, node);
+  priors = sk_project_get_prior_nodes (project, node);
+  successors = sk_project_get_successors (project, node);
+  add_with_role (roles, priors, ROLE_PRIOR);
+  add_with_role (roles, successors, ROLE_SUCCESSOR);
+  add_with_role (roles, blanket, ROLE_TWO_HOP);
+
+  if (scope == SK_CONTEXT_BLANKET)
+    return roles;
+
+  for (guint i = 0; i < blanket->len; i++)
+    {
+      SkNode *near = g_ptr_array_index (blanket, i);
+      g_autoptr(GPtrArray) near_priors = sk_project_get_prior_nodes (project, near);
+      g_autoptr(GPtrArray) near_successors = sk_project_get_successors (project, near);
+
+      add_with_role (roles, near_priors, ROLE_TWO_HOP);
+      add_with_role (roles, near_successors, ROLE_TWO_HOP);
+    }
+
+  if (scope == SK_CONTEXT_TWO_HOP)
+    return roles;
+
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) other = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      if (!g_hash_table_contains (roles, other))
+        g_hash_table_insert (roles, other, GINT_TO_POINTER (ROLE_ELSEWHERE));
+    }
+
+  return roles;
+}
+
+/* Returns the nodes of @roles: @node first, then the others in topological
+ * order, or in file order when the workflow has a cycle.
+ */
+static GPtrArray *
+order_nodes (SkProject  *project,
+             SkNode     *node,
+             GHashTable *roles)
+{
+  g_autoptr(GPtrArray) order = NULL;
+  GPtrArray *result;
+
+  g_assert (SK_IS_PROJECT (project));
+  g_assert (roles != NULL);
+
+  order = sk_project_topological_order (project, NULL);
+  if (order == NULL)
+    {
+      order = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+        g_ptr_array_add (order, g_list_model_get_item (G_LIST_MODEL (project), i));
+    }
+
+  result = g_ptr_array_new_full (g_hash_table_size (roles), g_object_unref);
+  g_ptr_array_add (result, g_object_ref (node));
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      SkNode *other = g_ptr_array_index (order, i);
+
+      if (other != node && g_hash_table_contains (roles, other))
+        g_ptr_array_add (result, g_object_ref (other));
+    }
+
+  return result;
+}
+
+/* A fence longer than any run of backticks in @text, so that the text
+ * cannot close it.
+ */
+static char *
+fence_for (const char *text)
+{
+  guint longest = 0;
+  guint run = 0;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      run = *p == '`' ? run + 1 : 0;
+      longest = MAX (longest, run);
+    }
+
+  return g_strnfill (MAX (3, longest + 1), '`');
+}
+
+static void
+append_block (GString    *out,
+              const char *language,
+              const char *text)
+{
+  g_autofree char *fence = fence_for (text);
+  gsize length = strlen (text);
+
+  g_string_append_printf (out, "%s%s\n%s", fence, language, text);
+  if (length > 0 && text[length - 1] != '\n')
+    g_string_append_c (out, '\n');
+  g_string_append_printf (out, "%s\n\n", fence);
+}
+
+/* The node's JSON as process.json has it, without the "skele" member (canvas
+ * position, approval, token counts: bookkeeping of this program that tells
+ * the model nothing) and without output.text, which follows as plain text.
+ */
+static char *
+node_json (SkNode *node)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *object = sk_node_to_json (node);
+  JsonObject *output;
+
+  json_object_remove_member (object, "skele");
+  output = json_object_get_object_member (object, "output");
+  if (output != NULL)
+    json_object_remove_member (output, "text");
+
+  json_node_take_object (root, object);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+
+  return json_generator_to_data (generator, NULL);
+}
+
+/* Reads at most SK_CONTEXT_MAX_SCRIPT_SIZE bytes of @file, cut at the end
+ * of a line when the file is longer, as valid UTF-8.
+ */
+static char *
+read_script (GFile     *file,
+             gboolean  *truncated,
+             GError   **error)
+{
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autofree char *buffer = NULL;
+  gsize n_read = 0;
+
+  g_assert (G_IS_FILE (file));
+  g_assert (truncated != NULL);
+
+  stream = g_file_read (file, NULL, error);
+  if (stream == NULL)
+    return NULL;
+
+  buffer = g_malloc (SK_CONTEXT_MAX_SCRIPT_SIZE + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), buffer, SK_CONTEXT_MAX_SCRIPT_SIZE + 1,
+                                &n_read, NULL, error))
+    return NULL;
+
+  *truncated = n_read > SK_CONTEXT_MAX_SCRIPT_SIZE;
+  if (*truncated)
+    {
+      const char *newline = g_strrstr_len (buffer, SK_CONTEXT_MAX_SCRIPT_SIZE, "\n");
+
+      n_read = newline != NULL ? (gsize) (newline - buffer) + 1 : SK_CONTEXT_MAX_SCRIPT_SIZE;
+    }
+
+  return g_utf8_make_valid (buffer, n_read);
+}
+
+static void
+append_script (GString   *out,
+               SkProject *project,
+               SkNode    *node,
+               Role       role)
+{
+  g_autoptr(GFile) script = sk_project_get_node_script (project, node);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *path = NULL;
+  gboolean truncated = FALSE;
+
+  if (script == NULL)
+    return;
+
+  path = g_strdup_printf ("%s/%s.py", sk_node_get_key (node), sk_node_get_key (node));
+
+  /* The agent reads and writes the target's own script with its tools. */
+  if (role == ROLE_TARGET)
+    {
+      if (g_file_query_exists (script, NULL))
+        g_string_append_printf (out, "Its script is `%s`.\n\n", path);
+      else
+        g_string_append_printf (out, "Its script, `%s`, is not written yet.\n\n", path);
+      return;
+    }
+
+  text = read_script (script, &truncated, &error);
+  if (text == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_string_append (out, "It has no script yet.\n\n");
+      else
+        g_string_append_printf (out, "Its script, `%s`, could not be read: %s\n\n",
+                                path, error->message);
+      return;
+    }
+
+  g_string_append_printf (out, "Its script, `%s`:\n\n", path);
+  append_block (out, "python", text);
+  if (truncated)
+    g_string_append_printf (out, "(The script is longer than %u KiB; only its beginning is shown.)\n\n",
+                            SK_CONTEXT_MAX_SCRIPT_SIZE / 1024);
+}
+
+static void
+append_node (GString   *out,
+             SkProject *project,
+             SkNode    *node,
+             Role       role)
+{
+  g_autofree char *json = node_json (node);
+  const char *key = sk_node_get_key (node);
+  const char *report = sk_node_get_output_text (node);
+
+  if (key[0] != '\0')
+    g_string_append_printf (out, "## step `%s` — %s\n\n", key, role_describe (role));
+  else
+    g_string_append_printf (out, "## step #%s — %s\n\n", sk_node_get_id (node), role_describe (role));
+
+  append_block (out, "json", json);
+
+  if (report != NULL && report[0] != '\0')
+    {
+      g_string_append (out, "What it reported when it last ran (output.text):\n\n");
+      append_block (out, "text", report);
+    }
+
+  append_script (out, project, node, role);
+}
+
+static void
+append_scope (GString        *out,
+              SkContextScope  scope,
+              guint           n_shown,
+              guint           n_nodes)
+{
+  switch (scope)
+    {
+    case SK_CONTEXT_BLANKET:
+      g_string_append_printf (out,
+                              "Shown below: the step to work on, the steps whose results it needs "
+                              "and the steps that use its results (%u of the workflow's %u steps). "
+                              "The other steps are left out.\n\n",
+                              n_shown, n_nodes);
+      break;
+
+    case SK_CONTEXT_TWO_HOP:
+      g_string_append_printf (out,
+                              "Shown below: the step to work on and every step linked to it by at "
+                              "most two edges (%u of the workflow's %u steps). The other steps are "
+                              "left out.\n\n",
+                              n_shown, n_nodes);
+      break;
+
+    case SK_CONTEXT_FULL:
+    default:
+      g_string_append_printf (out, "Shown below: every step of the workflow (%u).\n\n", n_nodes);
+      break;
+    }
+}
+
+/**
+ * sk_context_nodes:
+ * @project: a #SkProject
+ * @node: a node of @project
+ * @scope: how much of the workflow to include
+ *
+ * Returns the steps that sk_context_build() describes, in the order it
+ * describes them: @node first, then the others in topological order (ties
+ * and workflows with a cycle in file order).
+ *
+ * Returns: (transfer container) (element-type SkNode): the nodes in the
+ *   context, @node included
+ */
+GPtrArray *
+sk_context_nodes (SkProject      *project,
+                  SkNode         *node,
+                  SkContextScope  scope)
+{
+  g_autoptr(GHashTable) roles = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+  g_return_val_if_fail ((guint) scope <= SK_CONTEXT_FULL, NULL);
+  g_return_val_if_fail (is_in_project (project, node), NULL);
+
+  roles = collect_roles (project, node, scope);
+  return order_nodes (project, node, roles);
+}
+
+/**
+ * sk_context_build:
+ * @project: a #SkProject
+ * @node: the node the coding agent works on
+ * @scope: how much of the workflow to include
+ * @error: return location for a #GError
+ *
+ * Writes what the coding agent is told about @node's neighbourhood, as
+ * Markdown: the workflow's name and description, then one section per step,
+ * @node first and the others in topological order. Each section starts with
+ * a line "## step `KEY` — ROLE", where ROLE is "the step to work on",
+ * "needs its results" (a prior), "uses this step's results" (a successor),
+ * "two steps away" or "elsewhere in the workflow", and holds the step's JSON
+ * (without its "skele" bookkeeping; output.text follows as plain text when
+ * there is one), then, for every step but @node, its script when it exists,
+ * cut at %SK_CONTEXT_MAX_SCRIPT_SIZE bytes.
+ *
+ * With %SK_CONTEXT_BLANKET this is the node's Markov blanket as
+ * sk_project_get_markov_blanket() has it: its priors and its successors, not
+ * its successors' other priors. The same input always gives the same text.
+ *
+ * The scripts are read synchronously, so callers in the window run this in
+ * a worker thread, while the project is not being edited.
+ *
+ * Returns: (transfer full) (nullable): the context; %NULL with @error set
+ *   when @node is not part of @project
+ */
+char *
+sk_context_build (SkProject       *project,
+                  SkNode          *node,
+                  SkContextScope   scope,
+                  GError         **error)
+{
+  g_autoptr(GHashTable) roles = NULL;
+  g_autoptr(GPtrArray) nodes = NULL;
+  const char *name;
+  const char *description;
+  GString *out;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+  g_return_val_if_fail ((guint) scope <= SK_CONTEXT_FULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!is_in_project (project, node))
+    {
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND,
+                   _("The step “%s” is not part of this workflow."),
+                   sk_node_get_name (node));
+      return NULL;
+    }
+
+  roles = collect_roles (project, node, scope);
+  nodes = order_nodes (project, node, roles);
+
+  name = sk_project_get_name (project);
+  description = sk_project_get_description (project);
+
+  out = g_string_new (NULL);
+  g_string_append_printf (out, "# Workflow: %s\n\n",
+                          name != NULL && name[0] != '\0' ? name : "(no name)");
+  if (description != NULL && description[0] != '\0')
+    g_string_append_printf (out, "%s\n\n", description);
+
+  append_scope (out, scope, nodes->len, sk_project_get_n_nodes (project));
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      SkNode *other = g_ptr_array_index (nodes, i);
+
+      append_node (out, project, other, GPOINTER_TO_INT (g_hash_table_lookup (roles, other)));
+    }
+
+  return g_string_free (out, FALSE);
+}
