@@ -42,6 +42,7 @@ typedef struct
   double       x;
   double       y;
   PangoLayout *layout;
+  gboolean     busy;
 } Item;
 
 typedef enum
@@ -400,10 +401,9 @@ sync_item_position (SkCanvas *self,
     grid_position (index, &item->x, &item->y);
 }
 
-static void
-update_busy (SkCanvas    *self,
-             SkNodeState  old_state,
-             SkNodeState  new_state);
+static void set_item_busy (SkCanvas *self,
+                           Item     *item,
+                           gboolean  busy);
 
 static void
 node_notify_cb (SkCanvas   *self,
@@ -445,37 +445,10 @@ node_notify_cb (SkCanvas   *self,
     }
   else if (g_str_equal (name, "state") || g_str_equal (name, "run"))
     {
+      set_item_busy (self, item, sk_node_get_state (node) == SK_NODE_STATE_RUNNING);
       if (node == self->focus)
         update_accessible (self);
       gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static gboolean
-is_busy_state (SkNodeState state)
-{
-  return state == SK_NODE_STATE_RUNNING;
-}
-
-static void
-node_state_cb (SkCanvas   *self,
-               GParamSpec *pspec,
-               SkNode     *node)
-{
-  Item *item = lookup_item (self, node);
-  gboolean busy;
-  gboolean was_busy;
-
-  if (item == NULL)
-    return;
-
-  busy = is_busy_state (sk_node_get_state (node));
-  was_busy = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (node), "sk-canvas-busy"));
-  if (busy != was_busy)
-    {
-      g_object_set_data (G_OBJECT (node), "sk-canvas-busy", GINT_TO_POINTER (busy));
-      update_busy (self, busy ? SK_NODE_STATE_IDLE : SK_NODE_STATE_RUNNING,
-                   busy ? SK_NODE_STATE_RUNNING : SK_NODE_STATE_IDLE);
     }
 }
 
@@ -493,13 +466,17 @@ tick_cb (GtkWidget     *widget,
 }
 
 static void
-update_busy (SkCanvas    *self,
-             SkNodeState  old_state,
-             SkNodeState  new_state)
+set_item_busy (SkCanvas *self,
+               Item     *item,
+               gboolean  busy)
 {
-  if (is_busy_state (new_state) && !is_busy_state (old_state))
+  if (item->busy == busy)
+    return;
+
+  item->busy = busy;
+  if (busy)
     self->n_busy++;
-  else if (!is_busy_state (new_state) && is_busy_state (old_state) && self->n_busy > 0)
+  else
     self->n_busy--;
 
   /* Running steps are animated only while there are any, so an idle canvas
@@ -526,9 +503,7 @@ add_item (SkCanvas *self,
   g_hash_table_insert (self->by_node, node, item);
 
   g_signal_connect_object (node, "notify", G_CALLBACK (node_notify_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (node, "notify::state", G_CALLBACK (node_state_cb), self, G_CONNECT_SWAPPED);
-  g_object_set_data (G_OBJECT (node), "sk-canvas-busy", GINT_TO_POINTER (FALSE));
-  node_state_cb (self, NULL, node);
+  set_item_busy (self, item, sk_node_get_state (node) == SK_NODE_STATE_RUNNING);
 }
 
 static void
@@ -537,9 +512,7 @@ remove_item (SkCanvas *self,
 {
   SkNode *node = item->node;
 
-  if (GPOINTER_TO_INT (g_object_get_data (G_OBJECT (node), "sk-canvas-busy")))
-    update_busy (self, SK_NODE_STATE_RUNNING, SK_NODE_STATE_IDLE);
-  g_object_set_data (G_OBJECT (node), "sk-canvas-busy", NULL);
+  set_item_busy (self, item, FALSE);
   g_signal_handlers_disconnect_by_data (node, self);
 
   g_hash_table_remove (self->selection, node);
@@ -1262,10 +1235,9 @@ edge_at (SkCanvas  *self,
           last_y = p[1];
           for (int k = 1; k <= 24; k++)
             {
-              double t = k / 24.0;
-              double u = 1 - t;
-              double bx = u * u * u * p[0] + 3 * u * u * t * p[2] + 3 * u * t * t * p[4] + t * t * t * p[6];
-              double by = u * u * u * p[1] + 3 * u * u * t * p[3] + 3 * u * t * t * p[5] + t * t * t * p[7];
+              double bx, by;
+
+              cubic_point (p, k / 24.0, &bx, &by);
 
               if (distance_to_segment (mx, my, last_x, last_y, bx, by) <= tolerance)
                 {
