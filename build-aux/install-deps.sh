@@ -15,6 +15,7 @@ debian_packages=(
   libadwaita-1-dev
   libjson-glib-dev
   libsoup-3.0-dev
+  libsecret-1-dev
   libgraphviz-dev
   libgtksourceview-5-dev
   librsvg2-common
@@ -131,6 +132,7 @@ check_other() {
     'libadwaita-1 1.2'
     'json-glib-1.0 1.6'
     'libsoup-3.0 3.2'
+    'libsecret-1 0.20'
     'gtksourceview-5 5.6'
     'libgvc 2.42'
   )
