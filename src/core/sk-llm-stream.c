@@ -2,6 +2,1138 @@
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Reads go by whatever the socket gives, which never lines up with the
+ * server's events: bytes are kept until a whole line has arrived, and only
+ * whole lines are decoded, so a character or an escape cut in two is joined
+ * again first. Server-sent events (OpenAI, Anthropic) follow the SSE rules as
+ * the OpenAI Python library applies them: LF, CRLF or CR line ends, comments,
+ * `data:` with or without a space, several data lines joined. Ollama's native
+ * stream is one JSON object per line.
  */
 
+#define G_LOG_DOMAIN "sk-llm-stream"
+
 #include "config.h"
+
+#include <string.h>
+
+#include "sk-llm-stream.h"
+
+/* A longer line than this is not a reply any server sends. */
+#define MAX_LINE_LENGTH (64 * 1024 * 1024)
+
+typedef struct
+{
+  char    *id;
+  char    *name;
+  GString *arguments;
+  gboolean arguments_replaced;
+} PendingCall;
+
+struct _SkLlmStream
+{
+  SkLlmProvider   dialect;
+  SkLlmEventFunc  event_func;
+  gpointer        event_data;
+
+  GByteArray     *buffer;
+  gsize           scan_from;
+
+  GString        *data;
+  gboolean        have_data;
+  char           *event_name;
+
+  GString        *text;
+  GString        *reasoning;
+  GPtrArray      *calls;
+  GHashTable     *calls_by_index;
+  PendingCall    *last_call;
+  char           *finish_reason;
+  SkLlmUsage      usage;
+
+  guint           done : 1;
+  guint           has_output : 1;
+};
+
+static void
+pending_call_free (PendingCall *call)
+{
+  g_free (call->id);
+  g_free (call->name);
+  g_string_free (call->arguments, TRUE);
+  g_free (call);
+}
+
+SkLlmStream *
+sk_llm_stream_new (SkLlmProvider  dialect,
+                   SkLlmEventFunc event_func,
+                   gpointer       event_data)
+{
+  SkLlmStream *self = g_new0 (SkLlmStream, 1);
+
+  self->dialect = dialect;
+  self->event_func = event_func;
+  self->event_data = event_data;
+  self->buffer = g_byte_array_new ();
+  self->data = g_string_new (NULL);
+  self->text = g_string_new (NULL);
+  self->reasoning = g_string_new (NULL);
+  self->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_call_free);
+  self->calls_by_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+
+  return self;
+}
+
+void
+sk_llm_stream_free (SkLlmStream *self)
+{
+  if (self == NULL)
+    return;
+
+  g_byte_array_unref (self->buffer);
+  g_string_free (self->data, TRUE);
+  g_free (self->event_name);
+  g_string_free (self->text, TRUE);
+  g_string_free (self->reasoning, TRUE);
+  g_hash_table_destroy (self->calls_by_index);
+  g_ptr_array_unref (self->calls);
+  g_free (self->finish_reason);
+  g_free (self);
+}
+
+gboolean
+sk_llm_stream_is_done (SkLlmStream *self)
+{
+  return self->done;
+}
+
+/**
+ * sk_llm_stream_has_output:
+ *
+ * Returns: whether any text, thinking or tool call has reached the caller,
+ *   after which a failed request must not be sent again on its own
+ */
+gboolean
+sk_llm_stream_has_output (SkLlmStream *self)
+{
+  return self->has_output;
+}
+
+static void
+emit (SkLlmStream *self,
+      SkLlmEvent   event,
+      const char  *text)
+{
+  self->has_output = TRUE;
+  if (self->event_func != NULL)
+    self->event_func (event, text, self->event_data);
+}
+
+static void
+add_text (SkLlmStream *self,
+          const char  *text)
+{
+  if (text == NULL || *text == '\0')
+    return;
+
+  g_string_append (self->text, text);
+  emit (self, SK_LLM_EVENT_TEXT, text);
+}
+
+static void
+add_reasoning (SkLlmStream *self,
+               const char  *text)
+{
+  if (text == NULL || *text == '\0')
+    return;
+
+  g_string_append (self->reasoning, text);
+  emit (self, SK_LLM_EVENT_REASONING, text);
+}
+
+static void
+set_finish_reason (SkLlmStream *self,
+                   const char  *reason)
+{
+  if (reason == NULL)
+    return;
+
+  g_free (self->finish_reason);
+  self->finish_reason = g_strdup (reason);
+}
+
+static PendingCall *
+new_call (SkLlmStream *self,
+          gint64       index,
+          const char  *id)
+{
+  PendingCall *call = g_new0 (PendingCall, 1);
+
+  call->id = (id != NULL && *id != '\0') ? g_strdup (id) : NULL;
+  call->name = g_strdup ("");
+  call->arguments = g_string_new (NULL);
+  g_ptr_array_add (self->calls, call);
+
+  if (index >= 0)
+    {
+      gint64 *key = g_new (gint64, 1);
+
+      *key = index;
+      g_hash_table_replace (self->calls_by_index, key, call);
+    }
+
+  self->last_call = call;
+  return call;
+}
+
+static void
+set_call_name (SkLlmStream *self,
+               PendingCall *call,
+               const char  *name)
+{
+  /* Some servers repeat the name in every fragment; joining them would give
+   * "write_filewrite_file", so the first name wins.
+   */
+  if (name == NULL || *name == '\0' || *call->name != '\0')
+    return;
+
+  g_free (call->name);
+  call->name = g_strdup (name);
+  emit (self, SK_LLM_EVENT_TOOL_CALL, name);
+}
+
+static void
+set_call_arguments_node (PendingCall *call,
+                         JsonNode    *arguments,
+                         gboolean     append)
+{
+  if (arguments == NULL || JSON_NODE_HOLDS_NULL (arguments))
+    return;
+
+  if (JSON_NODE_HOLDS_VALUE (arguments) && json_node_get_value_type (arguments) == G_TYPE_STRING)
+    {
+      if (!append)
+        g_string_truncate (call->arguments, 0);
+      g_string_append (call->arguments, json_node_get_string (arguments));
+    }
+  else
+    {
+      /* Native Ollama and some llama.cpp builds send the object itself. */
+      g_autofree char *text = json_to_string (arguments, FALSE);
+
+      g_string_assign (call->arguments, text);
+      call->arguments_replaced = TRUE;
+    }
+}
+
+static const char *
+get_string_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+static JsonObject *
+get_object_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
+}
+
+static JsonArray *
+get_array_member (JsonObject *object,
+                  const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+
+  return json_node_get_array (node);
+}
+
+static gboolean
+get_int_member (JsonObject *object,
+                const char *name,
+                gint64     *value)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return FALSE;
+
+  node = json_object_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      *value = json_node_get_int (node);
+      return TRUE;
+    case G_TYPE_DOUBLE:
+      *value = (gint64) json_node_get_double (node);
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * sk_llm_extract_error:
+ * @node: a parsed error body or stream event
+ *
+ * Finds the message, type and code in any of the error shapes servers use:
+ * OpenAI's `{"error":{"message","type","code"}}` (with a string or, from
+ * llama.cpp, an integer code), Ollama's `{"error":"text"}`, Anthropic's
+ * `{"type":"error","error":{"type","message"}}` and vLLM's older flat
+ * `{"object":"error","message"}`.
+ *
+ * Returns: whether @node looks like an error at all
+ */
+gboolean
+sk_llm_extract_error (JsonNode  *node,
+                      char     **message,
+                      char     **type,
+                      char     **code)
+{
+  JsonObject *object;
+  JsonObject *error_object;
+  JsonNode *error_node;
+  JsonNode *code_node = NULL;
+
+  *message = NULL;
+  *type = NULL;
+  *code = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return FALSE;
+
+  object = json_node_get_object (node);
+  error_node = json_object_get_member (object, "error");
+
+  if (error_node != NULL && JSON_NODE_HOLDS_VALUE (error_node) &&
+      json_node_get_value_type (error_node) == G_TYPE_STRING)
+    {
+      *message = g_strdup (json_node_get_string (error_node));
+      return TRUE;
+    }
+
+  error_object = get_object_member (object, "error");
+  if (error_object == NULL)
+    {
+      if (g_strcmp0 (get_string_member (object, "object"), "error") != 0)
+        return FALSE;
+      error_object = object;
+    }
+
+  *message = g_strdup (get_string_member (error_object, "message"));
+  *type = g_strdup (get_string_member (error_object, "type"));
+
+  if (json_object_has_member (error_object, "code"))
+    code_node = json_object_get_member (error_object, "code");
+  if (code_node != NULL && JSON_NODE_HOLDS_VALUE (code_node))
+    {
+      if (json_node_get_value_type (code_node) == G_TYPE_STRING)
+        *code = g_strdup (json_node_get_string (code_node));
+      else if (json_node_get_value_type (code_node) == G_TYPE_INT64)
+        *code = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (code_node));
+    }
+
+  if (*message == NULL)
+    *message = g_strdup (*type != NULL ? *type : "unknown error");
+
+  return TRUE;
+}
+
+static gboolean
+stream_error (JsonNode  *node,
+              GError   **error)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *type = NULL;
+  g_autofree char *code = NULL;
+
+  if (!sk_llm_extract_error (node, &message, &type, &code))
+    message = g_strdup ("no details were given");
+
+  g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_STREAM,
+               "The server reported an error in the middle of its reply: %s", message);
+  return FALSE;
+}
+
+static JsonNode *
+parse_json (const char  *text,
+            gsize        length,
+            GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+
+  if (!json_parser_load_from_data (parser, text, length, &local_error) ||
+      json_parser_get_root (parser) == NULL)
+    {
+      g_autofree char *shown = g_utf8_make_valid (text, MIN (length, 200));
+
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server sent a line that is not valid JSON (%s): %s%s",
+                   local_error != NULL ? local_error->message : "empty",
+                   shown, length > 200 ? "…" : "");
+      return NULL;
+    }
+
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+static void
+read_openai_usage (SkLlmStream *self,
+                   JsonObject  *usage)
+{
+  gint64 value;
+
+  if (usage == NULL)
+    return;
+
+  if (get_int_member (usage, "prompt_tokens", &value))
+    {
+      self->usage.prompt_tokens = value;
+      self->usage.known = TRUE;
+    }
+  if (get_int_member (usage, "completion_tokens", &value))
+    {
+      self->usage.completion_tokens = value;
+      self->usage.known = TRUE;
+    }
+}
+
+static void
+openai_tool_call_delta (SkLlmStream *self,
+                        JsonObject  *item)
+{
+  JsonObject *function = get_object_member (item, "function");
+  const char *id = get_string_member (item, "id");
+  PendingCall *call = NULL;
+  gint64 index = -1;
+
+  if (get_int_member (item, "index", &index))
+    call = g_hash_table_lookup (self->calls_by_index, &index);
+  else if (id == NULL || *id == '\0')
+    call = self->last_call;
+
+  /* Ollama's /v1 gave every call of a reply the index 0: a new id on a used
+   * index is a new call.
+   */
+  if (call != NULL && id != NULL && *id != '\0' && call->id != NULL && g_strcmp0 (call->id, id) != 0)
+    call = NULL;
+  else if (call != NULL && id != NULL && *id != '\0' && call->id == NULL)
+    call->id = g_strdup (id);
+
+  if (call == NULL)
+    call = new_call (self, index, id);
+
+  set_call_name (self, call, get_string_member (function, "name"));
+  if (function != NULL)
+    set_call_arguments_node (call, json_object_get_member (function, "arguments"), TRUE);
+}
+
+static gboolean
+openai_event (SkLlmStream  *self,
+              const char   *event_name,
+              const char   *data,
+              GError      **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *object;
+  JsonArray *choices;
+
+  if (strcmp (data, "[DONE]") == 0)
+    {
+      self->done = TRUE;
+      return TRUE;
+    }
+
+  node = parse_json (data, strlen (data), error);
+  if (node == NULL)
+    return FALSE;
+
+  if (g_strcmp0 (event_name, "error") == 0 || !JSON_NODE_HOLDS_OBJECT (node) ||
+      json_object_has_member (json_node_get_object (node), "error"))
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (node) && g_strcmp0 (event_name, "error") != 0)
+        {
+          g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                       "The server sent an event that is not a JSON object: %.200s", data);
+          return FALSE;
+        }
+      return stream_error (node, error);
+    }
+
+  object = json_node_get_object (node);
+  read_openai_usage (self, get_object_member (object, "usage"));
+
+  choices = get_array_member (object, "choices");
+  for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
+    {
+      JsonNode *choice_node = json_array_get_element (choices, i);
+      JsonObject *choice;
+      JsonObject *delta;
+      JsonArray *tool_calls;
+      gint64 index = 0;
+
+      if (!JSON_NODE_HOLDS_OBJECT (choice_node))
+        continue;
+      choice = json_node_get_object (choice_node);
+
+      /* Only the first choice is asked for. */
+      if (get_int_member (choice, "index", &index) && index != 0)
+        continue;
+
+      delta = get_object_member (choice, "delta");
+      if (delta == NULL)
+        delta = get_object_member (choice, "message");
+
+      add_reasoning (self, get_string_member (delta, "reasoning_content"));
+      add_reasoning (self, get_string_member (delta, "reasoning"));
+      add_text (self, get_string_member (delta, "content"));
+
+      tool_calls = get_array_member (delta, "tool_calls");
+      for (guint j = 0; tool_calls != NULL && j < json_array_get_length (tool_calls); j++)
+        {
+          JsonNode *item = json_array_get_element (tool_calls, j);
+
+          if (JSON_NODE_HOLDS_OBJECT (item))
+            openai_tool_call_delta (self, json_node_get_object (item));
+        }
+
+      set_finish_reason (self, get_string_member (choice, "finish_reason"));
+    }
+
+  return TRUE;
+}
+
+static gboolean
+anthropic_event (SkLlmStream  *self,
+                 const char   *event_name,
+                 const char   *data,
+                 GError      **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *object;
+  const char *type;
+  gint64 value;
+
+  node = parse_json (data, strlen (data), error);
+  if (node == NULL)
+    return FALSE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server sent an event that is not a JSON object: %.200s", data);
+      return FALSE;
+    }
+
+  object = json_node_get_object (node);
+  type = get_string_member (object, "type");
+  if (type == NULL)
+    type = event_name;
+
+  if (g_strcmp0 (type, "error") == 0 || g_strcmp0 (event_name, "error") == 0)
+    return stream_error (node, error);
+
+  if (g_strcmp0 (type, "message_start") == 0)
+    {
+      JsonObject *usage = get_object_member (get_object_member (object, "message"), "usage");
+
+      if (get_int_member (usage, "input_tokens", &value))
+        {
+          self->usage.prompt_tokens = value;
+          self->usage.known = TRUE;
+        }
+      if (get_int_member (usage, "output_tokens", &value))
+        self->usage.completion_tokens = value;
+    }
+  else if (g_strcmp0 (type, "content_block_start") == 0)
+    {
+      JsonObject *block = get_object_member (object, "content_block");
+      const char *block_type = get_string_member (block, "type");
+      gint64 index = -1;
+
+      get_int_member (object, "index", &index);
+
+      if (g_strcmp0 (block_type, "tool_use") == 0)
+        {
+          PendingCall *call = new_call (self, index, get_string_member (block, "id"));
+          JsonObject *input = get_object_member (block, "input");
+
+          set_call_name (self, call, get_string_member (block, "name"));
+          /* The start carries "input": {} and the real input follows as
+           * JSON pieces; a non-empty object here is kept unless pieces come.
+           */
+          if (input != NULL && json_object_get_size (input) > 0)
+            set_call_arguments_node (call, json_object_get_member (block, "input"), FALSE);
+        }
+      else if (g_strcmp0 (block_type, "text") == 0)
+        add_text (self, get_string_member (block, "text"));
+    }
+  else if (g_strcmp0 (type, "content_block_delta") == 0)
+    {
+      JsonObject *delta = get_object_member (object, "delta");
+      const char *delta_type = get_string_member (delta, "type");
+      gint64 index = -1;
+
+      get_int_member (object, "index", &index);
+
+      if (g_strcmp0 (delta_type, "text_delta") == 0)
+        add_text (self, get_string_member (delta, "text"));
+      else if (g_strcmp0 (delta_type, "thinking_delta") == 0)
+        add_reasoning (self, get_string_member (delta, "thinking"));
+      else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
+        {
+          PendingCall *call = g_hash_table_lookup (self->calls_by_index, &index);
+          const char *piece = get_string_member (delta, "partial_json");
+
+          if (call == NULL)
+            {
+              g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                           "The server sent tool input for block %" G_GINT64_FORMAT
+                           ", which is not a tool call", index);
+              return FALSE;
+            }
+          if (call->arguments_replaced)
+            {
+              g_string_truncate (call->arguments, 0);
+              call->arguments_replaced = FALSE;
+            }
+          if (piece != NULL)
+            g_string_append (call->arguments, piece);
+        }
+    }
+  else if (g_strcmp0 (type, "message_delta") == 0)
+    {
+      JsonObject *usage = get_object_member (object, "usage");
+
+      set_finish_reason (self, get_string_member (get_object_member (object, "delta"), "stop_reason"));
+      /* output_tokens is the running total, not an increment. */
+      if (get_int_member (usage, "output_tokens", &value))
+        {
+          self->usage.completion_tokens = value;
+          self->usage.known = TRUE;
+        }
+      if (get_int_member (usage, "input_tokens", &value))
+        self->usage.prompt_tokens = value;
+    }
+  else if (g_strcmp0 (type, "message_stop") == 0)
+    self->done = TRUE;
+
+  /* ping, content_block_stop and event types added later need nothing. */
+  return TRUE;
+}
+
+static gboolean
+ollama_message (SkLlmStream  *self,
+                JsonObject   *object)
+{
+  JsonObject *message = get_object_member (object, "message");
+  JsonArray *tool_calls = get_array_member (message, "tool_calls");
+  gint64 value;
+
+  add_reasoning (self, get_string_member (message, "thinking"));
+  add_text (self, get_string_member (message, "content"));
+
+  /* Every tool call arrives whole, in one line. */
+  for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
+    {
+      JsonNode *item = json_array_get_element (tool_calls, i);
+      JsonObject *function;
+      PendingCall *call;
+
+      if (!JSON_NODE_HOLDS_OBJECT (item))
+        continue;
+
+      function = get_object_member (json_node_get_object (item), "function");
+      call = new_call (self, -1, get_string_member (json_node_get_object (item), "id"));
+      set_call_name (self, call, get_string_member (function, "name"));
+      if (function != NULL)
+        set_call_arguments_node (call, json_object_get_member (function, "arguments"), FALSE);
+    }
+
+  if (json_object_has_member (object, "done") && json_object_get_boolean_member (object, "done"))
+    {
+      self->done = TRUE;
+      set_finish_reason (self, get_string_member (object, "done_reason"));
+      if (get_int_member (object, "prompt_eval_count", &value))
+        {
+          self->usage.prompt_tokens = value;
+          self->usage.known = TRUE;
+        }
+      if (get_int_member (object, "eval_count", &value))
+        {
+          self->usage.completion_tokens = value;
+          self->usage.known = TRUE;
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+ollama_line (SkLlmStream  *self,
+             const char   *line,
+             gsize         length,
+             GError      **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  while (length > 0 && g_ascii_isspace (*line))
+    line++, length--;
+  if (length == 0)
+    return TRUE;
+
+  node = parse_json (line, length, error);
+  if (node == NULL)
+    return FALSE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server sent a line that is not a JSON object: %.200s", line);
+      return FALSE;
+    }
+
+  if (json_object_has_member (json_node_get_object (node), "error"))
+    return stream_error (node, error);
+
+  return ollama_message (self, json_node_get_object (node));
+}
+
+static gboolean
+dispatch_event (SkLlmStream  *self,
+                GError      **error)
+{
+  gboolean ret = TRUE;
+
+  if (self->have_data)
+    {
+      if (self->dialect == SK_LLM_PROVIDER_ANTHROPIC)
+        ret = anthropic_event (self, self->event_name, self->data->str, error);
+      else
+        ret = openai_event (self, self->event_name, self->data->str, error);
+    }
+
+  g_string_truncate (self->data, 0);
+  self->have_data = FALSE;
+  g_clear_pointer (&self->event_name, g_free);
+
+  return ret;
+}
+
+static gboolean
+sse_line (SkLlmStream  *self,
+          const char   *line,
+          gsize         length,
+          GError      **error)
+{
+  g_autofree char *field = NULL;
+  const char *colon;
+  const char *value;
+  gsize value_length;
+
+  if (length == 0)
+    return dispatch_event (self, error);
+
+  if (line[0] == ':')
+    return TRUE;
+
+  /* A proxy that forwards a server's JSON error without SSE framing. */
+  if (line[0] == '{')
+    {
+      g_autoptr(JsonNode) node = parse_json (line, length, error);
+
+      if (node == NULL)
+        return FALSE;
+      if (JSON_NODE_HOLDS_OBJECT (node) && json_object_has_member (json_node_get_object (node), "error"))
+        return stream_error (node, error);
+
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server sent JSON outside of the event stream: %.200s", line);
+      return FALSE;
+    }
+
+  colon = memchr (line, ':', length);
+  field = g_strndup (line, colon != NULL ? (gsize) (colon - line) : length);
+  value = colon != NULL ? colon + 1 : line + length;
+  value_length = length - (value - line);
+  if (value_length > 0 && *value == ' ')
+    value++, value_length--;
+
+  if (strcmp (field, "data") == 0)
+    {
+      if (self->have_data)
+        g_string_append_c (self->data, '\n');
+      g_string_append_len (self->data, value, value_length);
+      self->have_data = TRUE;
+    }
+  else if (strcmp (field, "event") == 0)
+    {
+      g_free (self->event_name);
+      self->event_name = g_strndup (value, value_length);
+    }
+  else if (strcmp (field, "error") == 0)
+    {
+      /* llama.cpp before its fix #16109 sent errors in a field of its own. */
+      g_autoptr(JsonNode) node = parse_json (value, value_length, NULL);
+      g_autofree char *message = NULL;
+      g_autofree char *type = NULL;
+      g_autofree char *code = NULL;
+
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) && !json_object_has_member (json_node_get_object (node), "error"))
+        {
+          JsonObject *wrapper = json_object_new ();
+
+          json_object_set_member (wrapper, "error", json_node_ref (node));
+          g_clear_pointer (&node, json_node_unref);
+          node = json_node_init_object (json_node_alloc (), wrapper);
+          json_object_unref (wrapper);
+        }
+      if (node == NULL || !sk_llm_extract_error (node, &message, &type, &code))
+        message = g_strndup (value, MIN (value_length, 200));
+
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_STREAM,
+                   "The server reported an error in the middle of its reply: %s", message);
+      return FALSE;
+    }
+
+  /* id:, retry: and unknown fields carry nothing for a chat reply. */
+  return TRUE;
+}
+
+static gboolean
+process_line (SkLlmStream  *self,
+              const char   *line,
+              gsize         length,
+              GError      **error)
+{
+  if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
+    return ollama_line (self, line, length, error);
+
+  return sse_line (self, line, length, error);
+}
+
+static gboolean
+process_buffer (SkLlmStream  *self,
+                gboolean      at_end,
+                GError      **error)
+{
+  const guint8 *bytes = self->buffer->data;
+  gsize length = self->buffer->len;
+  gsize start = 0;
+  gsize i = self->scan_from;
+  gboolean ok = TRUE;
+
+  while (ok && i < length)
+    {
+      gsize end_length;
+
+      if (bytes[i] != '\n' && bytes[i] != '\r')
+        {
+          i++;
+          continue;
+        }
+
+      if (bytes[i] == '\r')
+        {
+          /* A CR at the end of what arrived may be the first half of CRLF. */
+          if (i + 1 == length && !at_end)
+            break;
+          end_length = (i + 1 < length && bytes[i + 1] == '\n') ? 2 : 1;
+        }
+      else
+        end_length = 1;
+
+      {
+        g_autofree char *line = g_strndup ((const char *) bytes + start, i - start);
+
+        ok = process_line (self, line, i - start, error);
+      }
+
+      i += end_length;
+      start = i;
+    }
+
+  g_byte_array_remove_range (self->buffer, 0, start);
+  self->scan_from = i - start;
+
+  if (ok && self->buffer->len > MAX_LINE_LENGTH)
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server sent a line longer than %d MiB", MAX_LINE_LENGTH / (1024 * 1024));
+      return FALSE;
+    }
+
+  return ok;
+}
+
+/**
+ * sk_llm_stream_feed:
+ * @data: the next bytes, cut anywhere
+ *
+ * Returns: %FALSE with %SK_LLM_ERROR_PROTOCOL for a line that cannot be
+ *   understood, or %SK_LLM_ERROR_STREAM when the server reported an error
+ */
+gboolean
+sk_llm_stream_feed (SkLlmStream  *self,
+                    const char   *data,
+                    gsize         length,
+                    GError      **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  g_byte_array_append (self->buffer, (const guint8 *) data, length);
+  return process_buffer (self, FALSE, error);
+}
+
+/**
+ * sk_llm_stream_finish:
+ *
+ * Call at the end of the body. A stream that ended without its end marker
+ * (`[DONE]`, `"done": true`, `message_stop`) is an error: a connection that
+ * was cut reads as a clean end.
+ *
+ * Returns: %FALSE with %SK_LLM_ERROR_INCOMPLETE when the marker is missing
+ */
+gboolean
+sk_llm_stream_finish (SkLlmStream  *self,
+                      GError      **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!process_buffer (self, TRUE, error))
+    return FALSE;
+
+  if (self->buffer->len > 0)
+    {
+      g_autofree char *line = g_strndup ((const char *) self->buffer->data, self->buffer->len);
+
+      g_byte_array_set_size (self->buffer, 0);
+      self->scan_from = 0;
+      if (!process_line (self, line, strlen (line), error))
+        return FALSE;
+    }
+
+  if (self->dialect != SK_LLM_PROVIDER_OLLAMA && !dispatch_event (self, error))
+    return FALSE;
+
+  if (!self->done)
+    {
+      const char *marker = self->dialect == SK_LLM_PROVIDER_OLLAMA ? "\"done\": true" :
+                           self->dialect == SK_LLM_PROVIDER_ANTHROPIC ? "message_stop" : "[DONE]";
+
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_INCOMPLETE,
+                   "The reply stopped before its end (%s never came); the connection "
+                   "was probably cut.", marker);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+parse_openai_complete (SkLlmStream  *self,
+                       JsonNode     *node,
+                       GError      **error)
+{
+  JsonObject *object = json_node_get_object (node);
+  JsonArray *choices = get_array_member (object, "choices");
+  JsonObject *choice = NULL;
+  JsonObject *message;
+  JsonArray *tool_calls;
+
+  read_openai_usage (self, get_object_member (object, "usage"));
+
+  if (choices != NULL && json_array_get_length (choices) > 0 &&
+      JSON_NODE_HOLDS_OBJECT (json_array_get_element (choices, 0)))
+    choice = json_array_get_object_element (choices, 0);
+
+  if (choice == NULL)
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server's reply has no choices");
+      return FALSE;
+    }
+
+  message = get_object_member (choice, "message");
+  add_reasoning (self, get_string_member (message, "reasoning_content"));
+  add_reasoning (self, get_string_member (message, "reasoning"));
+  add_text (self, get_string_member (message, "content"));
+
+  tool_calls = get_array_member (message, "tool_calls");
+  for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
+    {
+      JsonNode *item = json_array_get_element (tool_calls, i);
+      JsonObject *function;
+      PendingCall *call;
+
+      if (!JSON_NODE_HOLDS_OBJECT (item))
+        continue;
+
+      function = get_object_member (json_node_get_object (item), "function");
+      call = new_call (self, -1, get_string_member (json_node_get_object (item), "id"));
+      set_call_name (self, call, get_string_member (function, "name"));
+      if (function != NULL)
+        set_call_arguments_node (call, json_object_get_member (function, "arguments"), FALSE);
+    }
+
+  set_finish_reason (self, get_string_member (choice, "finish_reason"));
+  self->done = TRUE;
+
+  return TRUE;
+}
+
+static gboolean
+parse_anthropic_complete (SkLlmStream  *self,
+                          JsonNode     *node,
+                          GError      **error)
+{
+  JsonObject *object = json_node_get_object (node);
+  JsonArray *content = get_array_member (object, "content");
+  JsonObject *usage = get_object_member (object, "usage");
+  gint64 value;
+
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+    {
+      JsonNode *item = json_array_get_element (content, i);
+      JsonObject *block;
+      const char *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (item))
+        continue;
+
+      block = json_node_get_object (item);
+      type = get_string_member (block, "type");
+
+      if (g_strcmp0 (type, "text") == 0)
+        add_text (self, get_string_member (block, "text"));
+      else if (g_strcmp0 (type, "thinking") == 0)
+        add_reasoning (self, get_string_member (block, "thinking"));
+      else if (g_strcmp0 (type, "tool_use") == 0)
+        {
+          PendingCall *call = new_call (self, -1, get_string_member (block, "id"));
+
+          set_call_name (self, call, get_string_member (block, "name"));
+          set_call_arguments_node (call, json_object_get_member (block, "input"), FALSE);
+        }
+    }
+
+  if (get_int_member (usage, "input_tokens", &value))
+    {
+      self->usage.prompt_tokens = value;
+      self->usage.known = TRUE;
+    }
+  if (get_int_member (usage, "output_tokens", &value))
+    {
+      self->usage.completion_tokens = value;
+      self->usage.known = TRUE;
+    }
+
+  set_finish_reason (self, get_string_member (object, "stop_reason"));
+  self->done = TRUE;
+
+  return TRUE;
+}
+
+/**
+ * sk_llm_stream_parse_complete:
+ * @body: a whole reply that a server sent as one JSON document instead of a
+ *   stream (Ollama with `"stream": false`, or a server that ignores `stream`)
+ *
+ * Returns: whether the reply could be read
+ */
+gboolean
+sk_llm_stream_parse_complete (SkLlmStream  *self,
+                              const char   *body,
+                              gsize         length,
+                              GError      **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
+    return sk_llm_stream_feed (self, body, length, error) && sk_llm_stream_finish (self, error);
+
+  node = parse_json (body, length, error);
+  if (node == NULL)
+    return FALSE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   "The server's reply is not a JSON object");
+      return FALSE;
+    }
+
+  if (json_object_has_member (json_node_get_object (node), "error"))
+    return stream_error (node, error);
+
+  if (self->dialect == SK_LLM_PROVIDER_ANTHROPIC)
+    return parse_anthropic_complete (self, node, error);
+
+  return parse_openai_complete (self, node, error);
+}
+
+/**
+ * sk_llm_stream_steal_response:
+ *
+ * Returns: (transfer full): what arrived so far, whole or not; tool calls
+ *   without an id get one
+ */
+SkLlmResponse *
+sk_llm_stream_steal_response (SkLlmStream *self)
+{
+  SkLlmResponse *response = sk_llm_response_new ();
+
+  g_free (response->text);
+  response->text = g_string_free (g_steal_pointer (&self->text), FALSE);
+  self->text = g_string_new (NULL);
+
+  if (self->reasoning->len > 0)
+    response->reasoning = g_strdup (self->reasoning->str);
+
+  for (guint i = 0; i < self->calls->len; i++)
+    {
+      PendingCall *call = g_ptr_array_index (self->calls, i);
+      g_autofree char *id = call->id != NULL ? g_strdup (call->id) : g_strdup_printf ("call_%u", i + 1);
+
+      g_ptr_array_add (response->tool_calls,
+                       sk_llm_tool_call_new (id, call->name, call->arguments->str));
+    }
+
+  response->finish_reason = g_strdup (self->finish_reason);
+  response->usage = self->usage;
+
+  return response;
+}

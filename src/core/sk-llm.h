@@ -39,6 +39,7 @@ typedef enum
  * @SK_LLM_ERROR_RATE_LIMITED: too many requests, still so after retrying
  * @SK_LLM_ERROR_QUOTA: the account's quota or spending limit is used up
  * @SK_LLM_ERROR_CONTEXT_TOO_LONG: the request is larger than the model's context
+ * @SK_LLM_ERROR_TOOLS_UNSUPPORTED: the model or server does not take tool definitions
  * @SK_LLM_ERROR_BAD_REQUEST: the server rejected the request for another reason
  * @SK_LLM_ERROR_SERVER: the server failed or is overloaded
  * @SK_LLM_ERROR_LOADING: the server is still loading the model
@@ -56,6 +57,7 @@ typedef enum
   SK_LLM_ERROR_RATE_LIMITED,
   SK_LLM_ERROR_QUOTA,
   SK_LLM_ERROR_CONTEXT_TOO_LONG,
+  SK_LLM_ERROR_TOOLS_UNSUPPORTED,
   SK_LLM_ERROR_BAD_REQUEST,
   SK_LLM_ERROR_SERVER,
   SK_LLM_ERROR_LOADING,
