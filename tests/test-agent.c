@@ -2,15 +2,606 @@
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The coding agent end to end: the fake server plays a model that writes,
+ * tests and repairs scripts through the tools, and the runner runs what it
+ * wrote with real Python.
  */
+
+#define G_LOG_DOMAIN "test-agent"
 
 #include "config.h"
 
-#include <glib.h>
+#include <string.h>
+
+#include "sk-agent.h"
+#include "sk-fake-llm.h"
+#include "sk-runner.h"
+#include "sk-test-util.h"
+
+#define SCRIPT_HEAD \
+  "import os\n" \
+  "import pickle\n" \
+  "\n" \
+  "state = {}\n" \
+  "HERE = os.path.dirname(os.path.abspath(__file__))\n" \
+  "KEY = os.path.basename(HERE)\n" \
+  "\n" \
+  "def summary(line, mode='a'):\n" \
+  "    with open(os.path.join(HERE, KEY + '_summary.txt'), mode) as f:\n" \
+  "        f.write(line + '\\n')\n" \
+  "\n" \
+  "def preprocess(prior_outputs):\n" \
+  "    summary('Works on numbers.', 'w')\n" \
+  "    state['local'] = prior_outputs\n" \
+  "    return True\n" \
+  "\n" \
+  "def save():\n" \
+  "    with open(os.path.join(HERE, KEY + '.pkl'), 'wb') as f:\n" \
+  "        pickle.dump(state['output'], f)\n" \
+  "\n" \
+  "def compute():\n"
+
+#define LOAD_SCRIPT SCRIPT_HEAD \
+  "    state['output'] = {'task_status': 'success', 'numbers': [1, 2, 3]}\n" \
+  "    summary('3 numbers loaded')\n" \
+  "    summary('Task completed successfully')\n"
+
+#define DOUBLE_SCRIPT SCRIPT_HEAD \
+  "    numbers = state['local']['load']['numbers']\n" \
+  "    state['output'] = {'task_status': 'success', 'numbers': [2 * n for n in numbers]}\n" \
+  "    summary('Task completed successfully')\n"
+
+#define REPORT_SCRIPT SCRIPT_HEAD \
+  "    total = sum(state['local']['double']['numbers'])\n" \
+  "    with open(os.path.join(HERE, 'total.txt'), 'w') as f:\n" \
+  "        f.write(str(total))\n" \
+  "    state['output'] = {'task_status': 'success', 'total': total}\n" \
+  "    summary('The total is %d' % total)\n" \
+  "    summary('Task completed successfully')\n"
+
+#define BROKEN_SCRIPT SCRIPT_HEAD \
+  "    state['output'] = {'task_status': 'success', 'ratio': 1 / 0}\n"
+
+#define FIXED_SCRIPT SCRIPT_HEAD \
+  "    state['output'] = {'task_status': 'success', 'ratio': 0}\n" \
+  "    summary('Task completed successfully')\n"
+
+#define CHAIN_JSON \
+  "{\"process_name\": \"numbers\", \"process_description\": \"Doubles and adds numbers.\"," \
+  " \"nodes\": {" \
+  "  \"1\": {\"name\": \"load\", \"priors\": [], \"run\": true," \
+  "         \"input\": {\"text\": \"Produce the numbers 1, 2 and 3.\"}}," \
+  "  \"2\": {\"name\": \"double\", \"priors\": [\"1\"], \"run\": true," \
+  "         \"input\": {\"text\": \"Double every number.\"}}," \
+  "  \"3\": {\"name\": \"report\", \"priors\": [\"2\"], \"run\": true," \
+  "         \"input\": {\"text\": \"UNIQUE-REPORT-TASK: write the total to total.txt.\"}}}}"
+
+typedef struct
+{
+  char       *folder;
+  SkProject  *project;
+  SkFakeLlm  *fake;
+  SkRunner   *runner;
+  GPtrArray  *progress;
+  gboolean    done;
+  gboolean    ok;
+  SkRunStats  stats;
+  GError     *error;
+} Fixture;
+
+static void
+progress_cb (SkRunner   *runner,
+             SkNode     *node,
+             const char *message,
+             Fixture    *fixture)
+{
+  g_ptr_array_add (fixture->progress, g_strdup_printf ("%s: %s", sk_node_get_key (node), message));
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  const char *json = data != NULL ? data : CHAIN_JSON;
+  g_autofree char *python = sk_test_find_python ();
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SkLlmClient) client = NULL;
+
+  fixture->folder = sk_test_make_tmp_dir ("test-agent-XXXXXX");
+  sk_test_write_text (fixture->folder, "process.json", json);
+  file = g_file_new_build_filename (fixture->folder, "process.json", NULL);
+  fixture->project = sk_project_load (file, &error);
+  g_assert_no_error (error);
+
+  fixture->fake = sk_fake_llm_new ();
+  sk_fake_llm_set_recycle (fixture->fake, FALSE);
+  client = sk_llm_client_new (SK_LLM_PROVIDER_OPENAI,
+                              sk_fake_llm_get_base_url (fixture->fake, SK_FAKE_LLM_DIALECT_OPENAI),
+                              "fake-coder", NULL);
+  sk_llm_client_set_max_retries (client, 0);
+
+  fixture->runner = sk_runner_new ();
+  sk_runner_set_python (fixture->runner, python);
+  sk_runner_set_jobs (fixture->runner, 1);
+  sk_runner_set_timeout (fixture->runner, 60);
+  sk_runner_set_agent (fixture->runner, client);
+  sk_runner_set_agent_options (fixture->runner, 2, 10, TRUE, FALSE, FALSE);
+
+  fixture->progress = g_ptr_array_new_with_free_func (g_free);
+  g_signal_connect (fixture->runner, "agent-progress", G_CALLBACK (progress_cb), fixture);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_clear_object (&fixture->runner);
+  g_clear_object (&fixture->project);
+  sk_fake_llm_free (fixture->fake);
+  g_ptr_array_unref (fixture->progress);
+  g_clear_error (&fixture->error);
+  sk_test_remove_tree (fixture->folder);
+  g_free (fixture->folder);
+}
+
+/* A reply that says one sentence and calls one tool. */
+static void
+push_call (Fixture    *fixture,
+           const char *said,
+           const char *tool,
+           const char *first_member,
+           const char *first_value,
+           const char *second_member,
+           const char *second_value)
+{
+  g_autoptr(JsonBuilder) arguments = json_builder_new ();
+  g_autoptr(JsonBuilder) response = json_builder_new ();
+  g_autoptr(JsonNode) arguments_node = NULL;
+  g_autoptr(JsonNode) response_node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *arguments_text = NULL;
+  g_autofree char *response_text = NULL;
+  g_autofree char *id = NULL;
+  static guint counter;
+
+  id = g_strdup_printf ("call_%u", ++counter);
+
+  json_builder_begin_object (arguments);
+  json_builder_set_member_name (arguments, first_member);
+  json_builder_add_string_value (arguments, first_value);
+  if (second_member != NULL)
+    {
+      json_builder_set_member_name (arguments, second_member);
+      json_builder_add_string_value (arguments, second_value);
+    }
+  json_builder_end_object (arguments);
+  arguments_node = json_builder_get_root (arguments);
+  arguments_text = json_to_string (arguments_node, FALSE);
+
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "usage");
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "prompt_tokens");
+  json_builder_add_int_value (response, 100);
+  json_builder_set_member_name (response, "completion_tokens");
+  json_builder_add_int_value (response, 20);
+  json_builder_end_object (response);
+  json_builder_set_member_name (response, "parts");
+  json_builder_begin_array (response);
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "text");
+  json_builder_add_string_value (response, said);
+  json_builder_end_object (response);
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "tool_call");
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "id");
+  json_builder_add_string_value (response, id);
+  json_builder_set_member_name (response, "name");
+  json_builder_add_string_value (response, tool);
+  json_builder_set_member_name (response, "arguments");
+  json_builder_begin_array (response);
+  json_builder_add_string_value (response, arguments_text);
+  json_builder_end_array (response);
+  json_builder_end_object (response);
+  json_builder_end_object (response);
+  json_builder_end_array (response);
+  json_builder_end_object (response);
+  response_node = json_builder_get_root (response);
+  response_text = json_to_string (response_node, FALSE);
+
+  sk_fake_llm_push_json (fixture->fake, response_text, &error);
+  g_assert_no_error (error);
+}
+
+static void
+push_write (Fixture    *fixture,
+            const char *path,
+            const char *content)
+{
+  push_call (fixture, "I am writing the script.", "write_file", "path", path, "content", content);
+}
+
+static void
+push_complete (Fixture    *fixture,
+               const char *summary)
+{
+  push_call (fixture, "Everything works.", "task_complete", "summary", summary, NULL, NULL);
+}
+
+static void
+done_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Fixture *fixture = user_data;
+
+  fixture->ok = sk_runner_run_finish (SK_RUNNER (object), result, &fixture->stats, &fixture->error);
+  fixture->done = TRUE;
+}
+
+static void
+run (Fixture  *fixture,
+     gboolean  generate_only)
+{
+  fixture->done = FALSE;
+  g_clear_error (&fixture->error);
+
+  if (generate_only)
+    sk_runner_generate_async (fixture->runner, fixture->project, NULL, NULL, done_cb, fixture);
+  else
+    sk_runner_run_async (fixture->runner, fixture->project, NULL, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 120000);
+}
+
+static char *
+request_body (Fixture *fixture,
+              guint    index)
+{
+  g_autoptr(GPtrArray) requests = sk_fake_llm_dup_requests (fixture->fake);
+  SkFakeLlmRequest *request;
+
+  g_assert_cmpuint (index, <, requests->len);
+  request = g_ptr_array_index (requests, index);
+  return g_strndup (g_bytes_get_data (request->body, NULL), g_bytes_get_size (request->body));
+}
+
+static SkNode *
+node (Fixture    *fixture,
+      const char *key)
+{
+  SkNode *found = sk_project_get_node_by_key (fixture->project, key);
+
+  g_assert_nonnull (found);
+  return found;
+}
+
+static gboolean
+have_sandbox (void)
+{
+  g_autofree char *reason = NULL;
+  SkSandboxKind kind = SK_SANDBOX_NONE;
+
+  if (!sk_sandbox_probe (&kind, &reason) || kind == SK_SANDBOX_NONE)
+    {
+      g_autofree char *message = g_strdup_printf ("No sandbox for the agent's commands here: %s", reason);
+
+      g_test_skip (message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* A three-step workflow without code is written, tested and run. */
+static void
+test_generate_and_run (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *total = NULL;
+  g_autofree char *saved = NULL;
+  guint64 prompt, completion;
+
+  if (!have_sandbox ())
+    return;
+
+  push_call (fixture, "Let me look at the folder.", "list_dir", "path", ".", NULL, NULL);
+  push_write (fixture, "load.py", LOAD_SCRIPT);
+  push_call (fixture, "I run the script to check it.", "run_command", "command",
+             "/usr/bin/python3 -c \"import load; load.preprocess({}); load.compute(); load.save(); print(load.state['output'])\"",
+             NULL, NULL);
+  push_complete (fixture, "The step produces the numbers 1, 2 and 3.");
+  push_write (fixture, "double.py", DOUBLE_SCRIPT);
+  push_complete (fixture, "The step doubles the numbers.");
+  push_write (fixture, "report.py", REPORT_SCRIPT);
+  push_complete (fixture, "The step writes the total.");
+
+  run (fixture, FALSE);
+  g_assert_no_error (fixture->error);
+  g_assert_true (fixture->ok);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 3);
+  g_assert_cmpuint (fixture->stats.failed, ==, 0);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 8);
+
+  total = sk_test_read_text (fixture->folder, "report/total.txt");
+  g_assert_cmpstr (total, ==, "12");
+  g_assert_cmpint (sk_node_get_state (node (fixture, "report")), ==, SK_NODE_STATE_SUCCEEDED);
+  sk_test_assert_contains (sk_node_get_output_text (node (fixture, "report")), "The total is 12");
+
+  /* The command ran, in the sandbox, and its output went back to the model. */
+  g_assert_true (sk_test_exists (fixture->folder, "load/load.pkl"));
+  first = request_body (fixture, 3);
+  sk_test_assert_contains (first, "'numbers': [1, 2, 3]");
+
+  /* The first step sees its successor's task, but not the step after that. */
+  second = request_body (fixture, 0);
+  sk_test_assert_contains (second, "Double every number.");
+  g_assert_null (strstr (second, "UNIQUE-REPORT-TASK"));
+
+  /* Tokens: four calls for load, at 100 + 20 each, kept in the workflow. */
+  sk_node_get_tokens (node (fixture, "load"), &prompt, &completion);
+  g_assert_cmpuint (prompt, ==, 400);
+  g_assert_cmpuint (completion, ==, 80);
+  saved = sk_test_read_text (fixture->folder, "process.json");
+  sk_test_assert_contains (saved, "\"tokens\"");
+
+  g_assert_cmpuint (fixture->progress->len, >, 0);
+  g_assert_true (g_ptr_array_find_with_equal_func (fixture->progress,
+                                                   "load: The step produces the numbers 1, 2 and 3.",
+                                                   g_str_equal, NULL));
+  g_assert_true (sk_test_exists (fixture->folder, "load/.skele/agent.log"));
+}
+
+/* A script that raises is repaired with its error, and runs again. */
+static void
+test_repair (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autofree char *body = NULL;
+  g_autofree char *script = NULL;
+
+  sk_test_write_text (fixture->folder, "load/load.py", LOAD_SCRIPT);
+  sk_test_write_text (fixture->folder, "double/double.py", BROKEN_SCRIPT);
+  sk_test_write_text (fixture->folder, "report/report.py", REPORT_SCRIPT);
+
+  /* The report step fails too when double has no numbers; only double is
+   * asked to run here.
+   */
+  push_write (fixture, "double.py", DOUBLE_SCRIPT);
+  push_complete (fixture, "Fixed: the script divided by zero.");
+
+  fixture->done = FALSE;
+  {
+    g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+
+    g_ptr_array_add (nodes, node (fixture, "load"));
+    g_ptr_array_add (nodes, node (fixture, "double"));
+    sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+    SK_TEST_WAIT_UNTIL (fixture->done, 120000);
+  }
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 2);
+  g_assert_cmpuint (fixture->stats.failed, ==, 0);
+  g_assert_cmpint (sk_node_get_state (node (fixture, "double")), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 2);
+
+  /* The repair request carries the error and the failing script. */
+  body = request_body (fixture, 0);
+  sk_test_assert_contains (body, "ZeroDivisionError");
+  sk_test_assert_contains (body, "repair attempt 1 of 2");
+  sk_test_assert_contains (body, "1 / 0");
+
+  script = sk_test_read_text (fixture->folder, "double/double.py");
+  g_assert_null (strstr (script, "1 / 0"));
+}
+
+/* A repair that does not help ends in failure after the allowed attempts. */
+static void
+test_repair_gives_up (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+
+  sk_test_write_text (fixture->folder, "load/load.py", BROKEN_SCRIPT);
+  push_write (fixture, "load.py", BROKEN_SCRIPT);
+  push_complete (fixture, "Fixed, I think.");
+  push_write (fixture, "load.py", BROKEN_SCRIPT);
+  push_complete (fixture, "Fixed again.");
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 120000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.failed, ==, 1);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 4);
+  g_assert_cmpint (sk_node_get_state (node (fixture, "load")), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_detail (node (fixture, "load")), "ZeroDivisionError");
+}
+
+/* A model that never calls task_complete stops at the budget. */
+static void
+test_budget (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autofree char *second = NULL;
+
+  sk_runner_set_agent_options (fixture->runner, 2, 3, TRUE, FALSE, FALSE);
+  sk_fake_llm_push_json (fixture->fake,
+                         "{\"repeat\": 3, \"parts\": [{\"text\": \"I will think about it.\"}]}", &error);
+  g_assert_no_error (error);
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.failed, ==, 1);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 3);
+  g_assert_cmpint (sk_node_get_state (node (fixture, "load")), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_text (node (fixture, "load")), "used all 3 of its replies");
+
+  /* Each reply without a tool call was answered with a reminder. */
+  second = request_body (fixture, 1);
+  sk_test_assert_contains (second, "Your reply had no tool call");
+}
+
+/* Paths outside the step's folder are refused, and the model is told. */
+static void
+test_confinement (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autofree char *second = NULL;
+
+  push_write (fixture, "../double/double.py", "print('overwritten')\n");
+  push_write (fixture, "load.py", LOAD_SCRIPT);
+  push_complete (fixture, "Done.");
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
+  g_assert_false (sk_test_exists (fixture->folder, "double/double.py"));
+  g_assert_true (sk_test_exists (fixture->folder, "load/load.py"));
+  /* Writing code alone runs nothing. */
+  g_assert_false (sk_test_exists (fixture->folder, "load/load.pkl"));
+  g_assert_cmpint (sk_node_get_state (node (fixture, "load")), ==, SK_NODE_STATE_IDLE);
+
+  second = request_body (fixture, 1);
+  sk_test_assert_contains (second, "outside");
+}
+
+/* task_complete before the script exists is refused. */
+static void
+test_complete_without_script (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autofree char *second = NULL;
+
+  push_complete (fixture, "All done!");
+  push_write (fixture, "load.py", LOAD_SCRIPT);
+  push_complete (fixture, "Now it is done.");
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
+  second = request_body (fixture, 1);
+  sk_test_assert_contains (second, "load.py does not exist yet");
+}
+
+/* A server that takes no tool definitions gets them as text. */
+static void
+test_text_tools (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autoptr(JsonNode) content = json_node_new (JSON_NODE_VALUE);
+  g_autoptr(SkLlmClient) client = NULL;
+  g_autofree char *reply = NULL;
+  g_autofree char *encoded = NULL;
+  g_autofree char *scenario = NULL;
+  g_autofree char *second = NULL;
+
+  client = sk_llm_client_new (SK_LLM_PROVIDER_OLLAMA,
+                              sk_fake_llm_get_base_url (fixture->fake, SK_FAKE_LLM_DIALECT_OLLAMA),
+                              "small-model", NULL);
+  sk_llm_client_set_max_retries (client, 0);
+  sk_runner_set_agent (fixture->runner, client);
+
+  sk_fake_llm_push_json (fixture->fake,
+                         "{\"status\": 400, \"error\": {\"message\": \"registry.ollama.ai/library/small-model "
+                         "does not support tools\", \"type\": \"api_error\"}}", &error);
+  g_assert_no_error (error);
+
+  json_node_set_string (content, LOAD_SCRIPT);
+  encoded = json_to_string (content, FALSE);
+  reply = g_strdup_printf ("I write the script.\n\n```tool\n{\"tool\": \"write_file\", \"arguments\": "
+                           "{\"path\": \"load.py\", \"content\": %s}}\n```\n", encoded);
+  json_node_set_string (content, reply);
+  g_free (encoded);
+  encoded = json_to_string (content, FALSE);
+  scenario = g_strdup_printf ("[{\"parts\": [{\"text\": %s}]},"
+                              " {\"parts\": [{\"text\": \"Done.\\n```tool\\n{\\\"tool\\\": \\\"task_complete\\\", "
+                              "\\\"arguments\\\": {\\\"summary\\\": \\\"Written.\\\"}}\\n```\"}]}]", encoded);
+  sk_fake_llm_push_json (fixture->fake, scenario, &error);
+  g_assert_no_error (error);
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 3);
+  g_assert_true (sk_test_exists (fixture->folder, "load/load.py"));
+
+  /* The second request has no tool definitions, and describes the blocks. */
+  second = request_body (fixture, 1);
+  g_assert_null (strstr (second, "\"tools\""));
+  sk_test_assert_contains (second, "```tool");
+}
+
+/* The server being down fails the step with the client's message. */
+static void
+test_server_down (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(SkLlmClient) client = sk_llm_client_new (SK_LLM_PROVIDER_OPENAI, "http://127.0.0.1:9/v1",
+                                                     "fake", NULL);
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+
+  sk_llm_client_set_max_retries (client, 0);
+  sk_runner_set_agent (fixture->runner, client);
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.failed, ==, 1);
+  sk_test_assert_contains (sk_node_get_error_text (node (fixture, "load")), "Could not reach");
+  sk_test_assert_contains (sk_node_get_error_text (node (fixture, "load")), "127.0.0.1:9");
+}
 
 int
-main (int argc, char **argv)
+main (int   argc,
+      char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/agent/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("generate-and-run", test_generate_and_run);
+  ADD ("repair", test_repair);
+  ADD ("repair-gives-up", test_repair_gives_up);
+  ADD ("budget", test_budget);
+  ADD ("confinement", test_confinement);
+  ADD ("complete-without-script", test_complete_without_script);
+  ADD ("text-tools", test_text_tools);
+  ADD ("server-down", test_server_down);
+
+#undef ADD
+
   return g_test_run ();
 }

@@ -63,6 +63,7 @@ enum {
   PROP_STATE,
   PROP_ERROR_TEXT,
   PROP_ERROR_DETAIL,
+  PROP_TOKENS,
   N_PROPS
 };
 
@@ -403,6 +404,15 @@ sk_node_get_property (GObject    *object,
       g_value_set_string (value, self->error_detail);
       break;
 
+    case PROP_TOKENS:
+      {
+        guint64 prompt, completion;
+
+        sk_node_get_tokens (self, &prompt, &completion);
+        g_value_set_uint64 (value, prompt + completion);
+      }
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -528,6 +538,10 @@ sk_node_class_init (SkNodeClass *klass)
                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   properties [PROP_ERROR_DETAIL] =
     g_param_spec_string ("error-detail", NULL, NULL, NULL,
+                         (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /* The tokens the coding agent used for this node, in all its calls. */
+  properties [PROP_TOKENS] =
+    g_param_spec_uint64 ("tokens", NULL, NULL, 0, G_MAXUINT64, 0,
                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -831,6 +845,77 @@ _sk_node_get_skele_member (SkNode     *self,
     return NULL;
 
   return json_object_get_member (self->skele_extra, member);
+}
+
+static guint64
+read_token_count (JsonObject *tokens,
+                  const char *member)
+{
+  JsonNode *node = tokens != NULL ? json_object_get_member (tokens, member) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return 0;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return MAX (json_node_get_int (node), 0);
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    return MAX (json_node_get_double (node), 0);
+  return 0;
+}
+
+/**
+ * sk_node_get_tokens:
+ * @prompt_tokens: (out) (optional): tokens the agent's calls read
+ * @completion_tokens: (out) (optional): tokens they wrote
+ *
+ * The counts are kept in the workflow file, under the node's "skele" member
+ * `tokens`, summed over every call made for the node.
+ */
+void
+sk_node_get_tokens (SkNode  *self,
+                    guint64 *prompt_tokens,
+                    guint64 *completion_tokens)
+{
+  JsonNode *node;
+  JsonObject *tokens = NULL;
+
+  g_return_if_fail (SK_IS_NODE (self));
+
+  node = _sk_node_get_skele_member (self, "tokens");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    tokens = json_node_get_object (node);
+
+  if (prompt_tokens != NULL)
+    *prompt_tokens = read_token_count (tokens, "prompt");
+  if (completion_tokens != NULL)
+    *completion_tokens = read_token_count (tokens, "completion");
+}
+
+/**
+ * sk_node_add_tokens:
+ *
+ * Adds the tokens of one of the agent's calls to the node's counts.
+ */
+void
+sk_node_add_tokens (SkNode  *self,
+                    guint64  prompt_tokens,
+                    guint64  completion_tokens)
+{
+  JsonObject *tokens;
+  guint64 prompt, completion;
+
+  g_return_if_fail (SK_IS_NODE (self));
+
+  if (prompt_tokens == 0 && completion_tokens == 0)
+    return;
+
+  sk_node_get_tokens (self, &prompt, &completion);
+  tokens = json_object_new ();
+  json_object_set_int_member (tokens, "prompt", prompt + prompt_tokens);
+  json_object_set_int_member (tokens, "completion", completion + completion_tokens);
+  json_object_set_object_member (self->skele_extra, "tokens", tokens);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_TOKENS]);
+  g_signal_emit (self, signals [CHANGED], 0);
 }
 
 const char *
@@ -1241,6 +1326,7 @@ sk_node_state_to_string (SkNodeState state)
     case SK_NODE_STATE_SKIPPED: return "skipped";
     case SK_NODE_STATE_CANCELLED: return "cancelled";
     case SK_NODE_STATE_UP_TO_DATE: return "up-to-date";
+    case SK_NODE_STATE_WRITING_CODE: return "writing-code";
     default: return "unknown";
     }
 }
@@ -1265,6 +1351,7 @@ sk_node_state_describe (SkNodeState state)
     case SK_NODE_STATE_SKIPPED: return _("Skipped");
     case SK_NODE_STATE_CANCELLED: return _("Stopped");
     case SK_NODE_STATE_UP_TO_DATE: return _("Up to date");
+    case SK_NODE_STATE_WRITING_CODE: return _("Writing code");
     default: return "";
     }
 }

@@ -22,6 +22,7 @@ G_BEGIN_DECLS
  * @SK_NODE_STATE_SKIPPED: the script's preprocess() declined to run
  * @SK_NODE_STATE_CANCELLED: the run was stopped before the node finished
  * @SK_NODE_STATE_UP_TO_DATE: nothing changed since the last successful run
+ * @SK_NODE_STATE_WRITING_CODE: the coding agent is writing or repairing the script
  */
 typedef enum
 {
@@ -34,6 +35,7 @@ typedef enum
   SK_NODE_STATE_SKIPPED,
   SK_NODE_STATE_CANCELLED,
   SK_NODE_STATE_UP_TO_DATE,
+  SK_NODE_STATE_WRITING_CODE,
 } SkNodeState;
 
 #define SK_TYPE_NODE (sk_node_get_type())
@@ -95,6 +97,13 @@ const char          *sk_node_get_error_detail  (SkNode              *self);
 void                 sk_node_set_error         (SkNode              *self,
                                                 const char          *text,
                                                 const char          *detail);
+
+void                 sk_node_get_tokens        (SkNode              *self,
+                                                guint64             *prompt_tokens,
+                                                guint64             *completion_tokens);
+void                 sk_node_add_tokens        (SkNode              *self,
+                                                guint64              prompt_tokens,
+                                                guint64              completion_tokens);
 
 const char          *sk_node_state_to_string   (SkNodeState          state);
 const char          *sk_node_state_describe    (SkNodeState          state);

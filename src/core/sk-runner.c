@@ -20,6 +20,7 @@
 #include <gio/gunixinputstream.h>
 #include <json-glib/json-glib.h>
 
+#include "sk-agent.h"
 #include "sk-core-resources.h"
 #include "sk-runner.h"
 
@@ -38,6 +39,13 @@ struct _SkRunner
   double   timeout;
   guint64  log_limit;
   guint    jobs;
+
+  SkLlmClient *agent;
+  guint    repair_attempts;
+  guint    agent_max_steps;
+  guint    require_sandbox : 1;
+  guint    review_commands : 1;
+  guint    allow_network : 1;
 
   guint    in_memory : 1;
   guint    force : 1;
@@ -62,6 +70,7 @@ enum {
 
 enum {
   NODE_STATE_CHANGED,
+  AGENT_PROGRESS,
   N_SIGNALS
 };
 
@@ -109,10 +118,18 @@ struct _NodeRun
   guint         pending_ops;
   SkNodeState   final_state;
 
+  /* The coding agent at work on the node, and the failure it repairs. */
+  SkAgent      *agent;
+  guint         repairs;
+  char         *failure_text;
+  char         *failure_detail;
+
   guint         selected : 1;
   guint         started_running : 1;
   guint         timed_out : 1;
   guint         finished : 1;
+  guint         code_changed : 1;
+  guint         upstream_changed : 1;
 };
 
 struct _Run
@@ -148,11 +165,16 @@ struct _Run
   guint         in_memory : 1;
   guint         force : 1;
   guint         completing : 1;
+  guint         generate_only : 1;
 };
 
 static void schedule (Run *run);
 static void finish_node (NodeRun *node_run);
 static void node_run_maybe_done (NodeRun *node_run);
+static gboolean start_node (NodeRun *node_run);
+static void start_agent (NodeRun    *node_run,
+                         const char *traceback,
+                         const char *stderr_tail);
 
 static void
 set_state (Run         *run,
@@ -195,6 +217,11 @@ node_run_free (NodeRun *node_run)
   g_clear_pointer (&node_run->stdout_path, g_free);
   g_clear_pointer (&node_run->stderr_path, g_free);
   g_clear_pointer (&node_run->result, json_object_unref);
+  if (node_run->agent != NULL)
+    g_signal_handlers_disconnect_by_data (node_run->agent, node_run);
+  g_clear_object (&node_run->agent);
+  g_clear_pointer (&node_run->failure_text, g_free);
+  g_clear_pointer (&node_run->failure_detail, g_free);
   g_free (node_run);
 }
 
@@ -1044,11 +1071,20 @@ complete_node (NodeRun     *node_run,
     default: run->stats.failed++; break;
     }
 
-  set_state (run, node_run->node, state);
+  /* Writing code runs nothing: a node keeps showing whether it ran. */
+  if (!run->generate_only)
+    set_state (run, node_run->node, state);
+  else if (state == SK_NODE_STATE_SUCCEEDED)
+    set_state (run, node_run->node, SK_NODE_STATE_IDLE);
+  else if (state != SK_NODE_STATE_UP_TO_DATE)
+    set_state (run, node_run->node, state);
 
   for (guint i = 0; i < node_run->successors->len; i++)
     {
       NodeRun *next = g_ptr_array_index (node_run->successors, i);
+
+      if (node_run->code_changed || node_run->upstream_changed)
+        next->upstream_changed = TRUE;
 
       g_assert (next->pending_priors > 0);
       if (--next->pending_priors == 0)
@@ -1060,6 +1096,123 @@ complete_node (NodeRun     *node_run,
 }
 
 /* Turns the harness's report, or its absence, into the node's state. */
+/* The coding agent ---------------------------------------------------- */
+
+static void
+agent_progress_cb (SkAgent    *agent,
+                   const char *message,
+                   NodeRun    *node_run)
+{
+  g_signal_emit (node_run->run->runner, signals [AGENT_PROGRESS], 0, node_run->node, message);
+}
+
+static void
+agent_done_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  NodeRun *node_run = user_data;
+  Run *run = node_run->run;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *summary = NULL;
+
+  summary = sk_agent_run_finish (SK_AGENT (object), result, &error);
+  g_signal_handlers_disconnect_by_data (object, node_run);
+  g_clear_object (&node_run->agent);
+  run->running--;
+
+  if (summary == NULL)
+    {
+      g_autofree char *message = NULL;
+      SkNodeState state = SK_NODE_STATE_FAILED;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          state = SK_NODE_STATE_CANCELLED;
+          message = g_strdup (_("The run was stopped while the coding agent was at work."));
+        }
+      else if (node_run->failure_text != NULL)
+        message = g_strdup_printf (_("%s The coding agent could not repair it: %s"),
+                                   node_run->failure_text, error->message);
+      else
+        message = g_strdup_printf (_("The coding agent could not write this step’s code: %s"),
+                                   error->message);
+
+      complete_node (node_run, state, message, node_run->failure_detail);
+      schedule (run);
+      return;
+    }
+
+  g_signal_emit (run->runner, signals [AGENT_PROGRESS], 0, node_run->node, summary);
+
+  node_run->code_changed = TRUE;
+  g_free (node_run->fingerprint);
+  node_run->fingerprint = sk_runner_fingerprint (run->runner, run->project, node_run->node);
+
+  if (run->generate_only)
+    complete_node (node_run, SK_NODE_STATE_SUCCEEDED, NULL, NULL);
+  else
+    start_node (node_run);
+
+  schedule (run);
+}
+
+static void
+start_agent (NodeRun    *node_run,
+             const char *traceback,
+             const char *stderr_tail)
+{
+  Run *run = node_run->run;
+  SkRunner *self = run->runner;
+  g_autoptr(SkAgent) agent = sk_agent_new (self->agent, run->project, node_run->node);
+
+  sk_agent_set_python (agent, run->python);
+  sk_agent_set_max_steps (agent, self->agent_max_steps);
+  sk_agent_set_sandbox (agent, SK_SANDBOX_AUTO, !self->require_sandbox, self->allow_network);
+  if (self->review_commands)
+    sk_agent_set_reviewer (agent, self->agent);
+  if (node_run->repairs > 0)
+    sk_agent_set_failure (agent, node_run->failure_text, traceback, stderr_tail,
+                          node_run->repairs, self->repair_attempts);
+
+  node_run->agent = g_object_ref (agent);
+  g_signal_connect (agent, "progress", G_CALLBACK (agent_progress_cb), node_run);
+
+  run->running++;
+  sk_node_set_error (node_run->node, NULL, NULL);
+  set_state (run, node_run->node, SK_NODE_STATE_WRITING_CODE);
+  sk_agent_run_async (agent, run->cancellable, agent_done_cb, node_run);
+}
+
+/* Clears what the failed run of @node_run left, and lets the agent repair
+ * the script; the slot of the run stays taken.
+ */
+static void
+start_repair (NodeRun    *node_run,
+              const char *traceback,
+              const char *stderr_tail)
+{
+  Run *run = node_run->run;
+
+  g_clear_handle_id (&node_run->timeout_id, g_source_remove);
+  g_clear_handle_id (&node_run->drain_id, g_source_remove);
+  g_clear_object (&node_run->io_cancellable);
+  g_clear_pointer (&node_run->sinks[0], log_sink_free);
+  g_clear_pointer (&node_run->sinks[1], log_sink_free);
+  g_clear_object (&node_run->process);
+  g_clear_pointer (&node_run->snapshot, g_hash_table_unref);
+  g_clear_pointer (&node_run->result_path, g_free);
+  g_clear_pointer (&node_run->stdout_path, g_free);
+  g_clear_pointer (&node_run->stderr_path, g_free);
+  g_clear_pointer (&node_run->result, json_object_unref);
+  node_run->started_running = FALSE;
+  node_run->timed_out = FALSE;
+  node_run->pending_ops = 0;
+
+  run->running--;
+  start_agent (node_run, traceback, stderr_tail);
+}
+
 static void
 finish_node (NodeRun *node_run)
 {
@@ -1123,6 +1276,25 @@ finish_node (NodeRun *node_run)
 
   if (state == SK_NODE_STATE_FAILED)
     detail = compose_detail (traceback, node_run->sinks[1]);
+
+  if (state == SK_NODE_STATE_FAILED && run->runner->agent != NULL &&
+      node_run->repairs < run->runner->repair_attempts &&
+      !g_cancellable_is_cancelled (run->cancellable))
+    {
+      g_autofree char *stderr_tail = NULL;
+
+      if (node_run->sinks[1] != NULL && node_run->sinks[1]->tail->len > 0)
+        stderr_tail = g_utf8_make_valid (node_run->sinks[1]->tail->str, node_run->sinks[1]->tail->len);
+
+      /* The repaired script runs again in the same slot. */
+      node_run->repairs++;
+      g_free (node_run->failure_text);
+      node_run->failure_text = g_strdup (error_text);
+      g_free (node_run->failure_detail);
+      node_run->failure_detail = g_strdup (detail);
+      start_repair (node_run, traceback, stderr_tail);
+      return;
+    }
 
   run->running--;
   complete_node (node_run, state, error_text, detail);
@@ -1639,6 +1811,24 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
+  if (run->generate_only)
+    {
+      if (run->runner->agent != NULL && script != NULL && !g_file_query_exists (script, NULL))
+        {
+          start_agent (node_run, NULL, NULL);
+          return TRUE;
+        }
+      complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
+      return FALSE;
+    }
+
+  if (script != NULL && !g_file_query_exists (script, NULL) && run->runner->agent != NULL &&
+      !node_run->code_changed)
+    {
+      start_agent (node_run, NULL, NULL);
+      return TRUE;
+    }
+
   if (script == NULL || !g_file_query_exists (script, NULL))
     {
       g_autofree char *message = NULL;
@@ -1651,7 +1841,7 @@ start_node (NodeRun *node_run)
     }
 
   record = read_record (node_run->folder_path);
-  if (!run->force &&
+  if (!run->force && !node_run->upstream_changed &&
       record_is_usable (record, node_run->folder_path, sk_node_get_key (node_run->node),
                         node_run->fingerprint))
     {
@@ -1794,6 +1984,7 @@ sk_runner_finalize (GObject *object)
   SkRunner *self = (SkRunner *)object;
 
   g_clear_pointer (&self->python, g_free);
+  g_clear_object (&self->agent);
 
   G_OBJECT_CLASS (sk_runner_parent_class)->finalize (object);
 }
@@ -1931,6 +2122,21 @@ sk_runner_class_init (SkRunnerClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, SK_TYPE_NODE, G_TYPE_INT);
+
+  /**
+   * SkRunner::agent-progress:
+   * @node: the node the coding agent works on
+   * @message: what it is doing, in plain language
+   *
+   * Emitted on the main context while the coding agent writes or repairs a
+   * node's script.
+   */
+  signals [AGENT_PROGRESS] =
+    g_signal_new ("agent-progress",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, SK_TYPE_NODE, G_TYPE_STRING);
 }
 
 static void
@@ -1938,6 +2144,9 @@ sk_runner_init (SkRunner *self)
 {
   self->log_limit = 1024 * 1024;
   self->save_results = TRUE;
+  self->repair_attempts = 2;
+  self->agent_max_steps = SK_AGENT_DEFAULT_MAX_STEPS;
+  self->require_sandbox = TRUE;
 }
 
 SkRunner *
@@ -2320,13 +2529,14 @@ fingerprints_ready_cb (GObject      *object,
  * unless #SkRunner:force is set. Results are written into the nodes, their
  * folders and, when #SkRunner:save-results is set, process.json.
  */
-void
-sk_runner_run_async (SkRunner            *self,
-                     SkProject           *project,
-                     GPtrArray           *nodes,
-                     GCancellable        *cancellable,
-                     GAsyncReadyCallback  callback,
-                     gpointer             user_data)
+static void
+run_async (SkRunner            *self,
+           SkProject           *project,
+           GPtrArray           *nodes,
+           gboolean             generate_only,
+           GCancellable        *cancellable,
+           GAsyncReadyCallback  callback,
+           gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
@@ -2340,7 +2550,7 @@ sk_runner_run_async (SkRunner            *self,
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
   task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sk_runner_run_async);
+  g_task_set_source_tag (task, run_async);
 
   /* A stopped run still returns normally, so that sk_runner_run_finish()
    * saves what the nodes that finished produced before reporting the stop.
@@ -2360,7 +2570,16 @@ sk_runner_run_async (SkRunner            *self,
       return;
     }
 
+  if (generate_only && self->agent == NULL)
+    {
+      g_task_return_new_error (task, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED,
+                               _("No coding agent is set up: choose a server and a model in "
+                                 "Preferences, or set SKELE_LLM_MODEL."));
+      return;
+    }
+
   run = g_new0 (Run, 1);
+  run->generate_only = !!generate_only;
   run->runner = g_object_ref (self);
   run->project = g_object_ref (project);
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : g_cancellable_new ();
@@ -2386,8 +2605,12 @@ sk_runner_run_async (SkRunner            *self,
       return;
     }
 
-  selection = nodes != NULL ? g_ptr_array_ref (nodes)
-                            : sk_runner_select_nodes (project, NULL, NULL, NULL, NULL);
+  if (nodes != NULL)
+    selection = g_ptr_array_ref (nodes);
+  else if (generate_only)
+    selection = g_ptr_array_ref (run->order);
+  else
+    selection = sk_runner_select_nodes (project, NULL, NULL, NULL, NULL);
 
   selected = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < selection->len; i++)
@@ -2438,6 +2661,14 @@ sk_runner_run_async (SkRunner            *self,
             }
         }
 
+      if (generate_only)
+        {
+          g_autoptr(GFile) script = sk_project_get_node_script (project, node);
+
+          if (script != NULL && g_file_query_exists (script, NULL))
+            continue;
+        }
+
       sk_node_set_error (node, NULL, NULL);
       set_state (run, node, SK_NODE_STATE_QUEUED);
     }
@@ -2453,6 +2684,88 @@ sk_runner_run_async (SkRunner            *self,
   g_task_set_task_data (hashing, fingerprint_work_new (project, run->order, run->python),
                         fingerprint_work_free);
   g_task_run_in_thread (hashing, fingerprint_thread);
+}
+
+void
+sk_runner_run_async (SkRunner            *self,
+                     SkProject           *project,
+                     GPtrArray           *nodes,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
+{
+  run_async (self, project, nodes, FALSE, cancellable, callback, user_data);
+}
+
+/**
+ * sk_runner_generate_async:
+ * @nodes: (nullable) (element-type SkNode): the nodes to write code for;
+ *   %NULL for every node of @project
+ *
+ * Lets the coding agent (#SkRunner:agent, which must be set) write the
+ * script of each node that has none, in dependency order so that a node's
+ * priors have their code first, without running anything. Finish with
+ * sk_runner_run_finish(): @stats then counts the scripts written
+ * (succeeded), the agent's failures, and the nodes that already had code
+ * (up to date).
+ */
+void
+sk_runner_generate_async (SkRunner            *self,
+                          SkProject           *project,
+                          GPtrArray           *nodes,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  run_async (self, project, nodes, TRUE, cancellable, callback, user_data);
+}
+
+/**
+ * sk_runner_set_agent:
+ * @agent: (nullable): the model that writes missing scripts and repairs
+ *   failed ones; %NULL runs without a coding agent
+ */
+void
+sk_runner_set_agent (SkRunner    *self,
+                     SkLlmClient *agent)
+{
+  g_return_if_fail (SK_IS_RUNNER (self));
+  g_return_if_fail (agent == NULL || SK_IS_LLM_CLIENT (agent));
+
+  g_set_object (&self->agent, agent);
+}
+
+SkLlmClient *
+sk_runner_get_agent (SkRunner *self)
+{
+  g_return_val_if_fail (SK_IS_RUNNER (self), NULL);
+
+  return self->agent;
+}
+
+/**
+ * sk_runner_set_agent_options:
+ * @repair_attempts: how many times a failed script is repaired and run again
+ * @max_steps: how many replies the agent may use for one script
+ * @require_sandbox: refuse the agent's commands when no sandbox is available
+ * @review_commands: have the model review each command before it runs
+ * @allow_network: let the agent's commands use the network
+ */
+void
+sk_runner_set_agent_options (SkRunner *self,
+                             guint     repair_attempts,
+                             guint     max_steps,
+                             gboolean  require_sandbox,
+                             gboolean  review_commands,
+                             gboolean  allow_network)
+{
+  g_return_if_fail (SK_IS_RUNNER (self));
+
+  self->repair_attempts = repair_attempts;
+  self->agent_max_steps = MAX (max_steps, 1);
+  self->require_sandbox = !!require_sandbox;
+  self->review_commands = !!review_commands;
+  self->allow_network = !!allow_network;
 }
 
 /**

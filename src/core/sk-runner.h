@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "sk-llm-client.h"
 #include "sk-project.h"
 
 G_BEGIN_DECLS
@@ -71,6 +72,16 @@ gboolean    sk_runner_get_save_results(SkRunner             *self);
 void        sk_runner_set_save_results(SkRunner             *self,
                                        gboolean              save_results);
 
+void        sk_runner_set_agent       (SkRunner             *self,
+                                       SkLlmClient          *agent);
+SkLlmClient *sk_runner_get_agent      (SkRunner             *self);
+void        sk_runner_set_agent_options (SkRunner           *self,
+                                       guint                 repair_attempts,
+                                       guint                 max_steps,
+                                       gboolean              require_sandbox,
+                                       gboolean              review_commands,
+                                       gboolean              allow_network);
+
 GPtrArray  *sk_runner_select_nodes    (SkProject            *project,
                                        const char * const   *only,
                                        const char           *from,
@@ -82,6 +93,12 @@ char       *sk_runner_fingerprint     (SkRunner             *self,
 char       *sk_runner_get_harness_path(GError              **error);
 
 void        sk_runner_run_async       (SkRunner             *self,
+                                       SkProject            *project,
+                                       GPtrArray            *nodes,
+                                       GCancellable         *cancellable,
+                                       GAsyncReadyCallback   callback,
+                                       gpointer              user_data);
+void        sk_runner_generate_async  (SkRunner             *self,
                                        SkProject            *project,
                                        GPtrArray            *nodes,
                                        GCancellable         *cancellable,
