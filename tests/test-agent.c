@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/wait.h>
 
 #include "sk-agent.h"
 #include "sk-fake-llm.h"
@@ -583,6 +584,101 @@ test_server_down (Fixture       *fixture,
   sk_test_assert_contains (sk_node_get_error_text (node (fixture, "load")), "127.0.0.1:9");
 }
 
+static int
+spawn_skele (Fixture            *fixture,
+             const char * const *args,
+             gboolean     configured,
+             char       **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) envp = g_get_environ ();
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_ptr_array_add (argv, (char *) g_getenv ("SKELE_BIN"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  envp = g_environ_unsetenv (envp, "SKELE_LLM_MODEL");
+  if (configured)
+    {
+      envp = g_environ_setenv (envp, "SKELE_LLM_PROVIDER", "openai", TRUE);
+      envp = g_environ_setenv (envp, "SKELE_LLM_BASE_URL",
+                               sk_fake_llm_get_base_url (fixture->fake, SK_FAKE_LLM_DIALECT_OPENAI), TRUE);
+      envp = g_environ_setenv (envp, "SKELE_LLM_MODEL", "fake-coder", TRUE);
+    }
+  envp = g_environ_setenv (envp, "SKELE_LLM_API_KEY", "sk-secret-test-key", TRUE);
+  envp = g_environ_setenv (envp, "SKELE_PYTHON", "/usr/bin/python3", TRUE);
+  envp = g_environ_setenv (envp, "LC_ALL", "C.UTF-8", TRUE);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_STDOUT_TO_DEV_NULL,
+                NULL, NULL, NULL, err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+
+  return WEXITSTATUS (status);
+}
+
+/* skele generate writes the missing code; skele run then runs it. */
+static void
+test_cli (Fixture       *fixture,
+          gconstpointer  data)
+{
+  g_autofree char *err = NULL;
+  g_autofree char *saved = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *log = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  SkFakeLlmRequest *request;
+  int status;
+
+  g_assert_nonnull (g_getenv ("SKELE_BIN"));
+
+  /* Without a model, generate says how to choose one. */
+  status = spawn_skele (fixture, SK_TEST_STRV ("generate", fixture->folder), FALSE, &err);
+  g_assert_cmpint (status, ==, 2);
+  sk_test_assert_contains (err, "SKELE_LLM_MODEL");
+  g_clear_pointer (&err, g_free);
+
+  push_write (fixture, "load.py", LOAD_SCRIPT);
+  push_complete (fixture, "The step produces the numbers.");
+  push_write (fixture, "double.py", DOUBLE_SCRIPT);
+  push_complete (fixture, "The step doubles them.");
+
+  status = spawn_skele (fixture, SK_TEST_STRV ("generate", "--node", "load", "--node", "double",
+                                               fixture->folder), TRUE, &err);
+  g_assert_cmpint (status, ==, 0);
+  sk_test_assert_contains (err, "fake-coder");
+  sk_test_assert_contains (err, "The step doubles them.");
+  g_assert_true (sk_test_exists (fixture->folder, "load/load.py"));
+  g_assert_true (sk_test_exists (fixture->folder, "double/double.py"));
+  g_assert_false (sk_test_exists (fixture->folder, "report/report.py"));
+  g_assert_false (sk_test_exists (fixture->folder, "load/load.pkl"));
+  g_clear_pointer (&err, g_free);
+
+  /* The key goes to the server, and nowhere else. */
+  requests = sk_fake_llm_dup_requests (fixture->fake);
+  request = g_ptr_array_index (requests, 0);
+  g_assert_cmpstr (soup_message_headers_get_one (request->headers, "Authorization"), ==,
+                   "Bearer sk-secret-test-key");
+  saved = sk_test_read_text (fixture->folder, "process.json");
+  sk_test_assert_contains (saved, "\"tokens\"");
+  g_assert_null (strstr (saved, "sk-secret-test-key"));
+  log = sk_test_read_text (fixture->folder, "load/.skele/agent.log");
+  g_assert_null (strstr (log, "sk-secret-test-key"));
+
+  /* run writes the last step's code, then runs all three. */
+  push_write (fixture, "report.py", REPORT_SCRIPT);
+  push_complete (fixture, "The step writes the total.");
+  status = spawn_skele (fixture, SK_TEST_STRV ("run", fixture->folder), TRUE, &err);
+  g_assert_cmpint (status, ==, 0);
+  sk_test_assert_contains (err, "Writing the code of “report”");
+  body = sk_test_read_text (fixture->folder, "report/total.txt");
+  g_assert_cmpstr (body, ==, "12");
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 6);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -600,6 +696,7 @@ main (int   argc,
   ADD ("complete-without-script", test_complete_without_script);
   ADD ("text-tools", test_text_tools);
   ADD ("server-down", test_server_down);
+  ADD ("cli", test_cli);
 
 #undef ADD
 

@@ -15,6 +15,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib-unix.h>
 
+#include "sk-llm-settings.h"
 #include "sk-project.h"
 #include "sk-runner.h"
 
@@ -190,12 +191,89 @@ node_state_changed_cb (SkRunner    *runner,
       g_printerr (_("“%s” was stopped.\n"), name);
       break;
 
+    case SK_NODE_STATE_WRITING_CODE:
+      g_printerr (_("Writing the code of “%s”…\n"), name);
+      break;
+
     case SK_NODE_STATE_IDLE:
     case SK_NODE_STATE_STALE:
     case SK_NODE_STATE_QUEUED:
     default:
       break;
     }
+}
+
+static void
+agent_progress_cb (SkRunner   *runner,
+                   SkNode     *node,
+                   const char *message,
+                   RunContext *context)
+{
+  g_printerr ("    · %s\n", message);
+
+  if (context->events)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "event");
+      json_builder_add_string_value (builder, "agent");
+      json_builder_set_member_name (builder, "key");
+      json_builder_add_string_value (builder, sk_node_get_key (node));
+      json_builder_set_member_name (builder, "message");
+      json_builder_add_string_value (builder, message);
+      json_builder_end_object (builder);
+      root = json_builder_get_root (builder);
+      text = json_to_string (root, FALSE);
+      fputs (text, stdout);
+      fputc ('\n', stdout);
+      fflush (stdout);
+    }
+}
+
+/* Gives @runner the coding agent of the settings: Preferences, then the
+ * SKELE_LLM_* variables, then the command line. Without a model, the runner
+ * has no agent, which is an error only when @required.
+ */
+static gboolean
+setup_agent (SkRunner    *runner,
+             const char  *provider,
+             const char  *base_url,
+             const char  *model,
+             gboolean     required,
+             GError     **error)
+{
+  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkLlmClient) client = NULL;
+  g_autofree char *description = NULL;
+
+  settings = sk_llm_settings_load (NULL, TRUE, error);
+  if (settings == NULL)
+    return FALSE;
+
+  if (!sk_llm_settings_override (settings, provider, base_url, model, error))
+    return FALSE;
+
+  if (settings->model == NULL || settings->model[0] == '\0')
+    {
+      if (!required)
+        return TRUE;
+    }
+
+  client = sk_llm_settings_create_client (settings, error);
+  if (client == NULL)
+    return FALSE;
+
+  sk_runner_set_agent (runner, client);
+  sk_runner_set_agent_options (runner, settings->repair_attempts, settings->max_steps,
+                               settings->require_sandbox, settings->review_commands,
+                               settings->allow_network);
+
+  description = sk_llm_settings_describe (settings);
+  g_printerr (_("Coding agent: %s.\n"), description);
+  return TRUE;
 }
 
 static void
@@ -240,7 +318,11 @@ command_run (int    argc,
   g_autofree char *to = NULL;
   g_autofree char *events = NULL;
   g_autofree char *python = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *base_url = NULL;
+  g_autofree char *model = NULL;
   RunContext context = { 0 };
+  gboolean no_agent = FALSE;
   gboolean force = FALSE;
   gboolean in_memory = FALSE;
   gboolean has_errors = FALSE;
@@ -267,6 +349,14 @@ command_run (int    argc,
       N_("Write one JSON object per line to standard output for each change"), "json" },
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
       N_("The Python interpreter that runs the steps"), "PATH" },
+    { "no-agent", 0, 0, G_OPTION_ARG_NONE, &no_agent,
+      N_("Never call the coding agent: steps without code fail, failed steps are not repaired"), NULL },
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider,
+      N_("The coding agent’s server kind: openai, ollama or anthropic"), "NAME" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url,
+      N_("The coding agent’s server address"), "URL" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
+      N_("The model that writes and repairs code"), "NAME" },
     { NULL }
   };
 
@@ -274,9 +364,11 @@ command_run (int    argc,
   g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
   g_option_context_set_summary (options,
-                                _("Runs the steps of a workflow in dependency order, without "
-                                  "any language model. Steps marked to run are run unless "
-                                  "--only, --from or --to choose others."));
+                                _("Runs the steps of a workflow in dependency order. Steps marked "
+                                  "to run are run unless --only, --from or --to choose others. A "
+                                  "language model is called only when a coding agent is set up "
+                                  "(see “skele generate --help”): to write the code of a step that "
+                                  "has none, and to repair a step that failed."));
 
   if (!g_option_context_parse (options, &argc, &argv, &error))
     {
@@ -352,6 +444,12 @@ command_run (int    argc,
   sk_runner_set_in_memory (runner, in_memory);
   sk_runner_set_python (runner, python);
 
+  if (!no_agent && !setup_agent (runner, provider, base_url, model, FALSE, &error))
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();
   context.loop = loop;
@@ -360,6 +458,7 @@ command_run (int    argc,
   context.events = events != NULL;
 
   g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), &context);
+  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_progress_cb), &context);
   sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, &context);
   sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, &context);
 
@@ -461,6 +560,167 @@ command_validate (int    argc,
   return EXIT_SUCCESS;
 }
 
+static int
+command_generate (int    argc,
+                  char **argv)
+{
+  g_autoptr(GOptionContext) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkRunner) runner = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GCancellable) cancellable = NULL;
+  g_auto(GStrv) keys = NULL;
+  g_autofree char *python = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *base_url = NULL;
+  g_autofree char *model = NULL;
+  RunContext context = { 0 };
+  gboolean has_errors = FALSE;
+  guint64 prompt_tokens = 0, completion_tokens = 0;
+  guint sigint_id, sigterm_id;
+  int jobs = 0;
+  int status;
+  GOptionEntry entries[] = {
+    { "node", 'n', 0, G_OPTION_ARG_STRING_ARRAY, &keys,
+      N_("Write the code of this step only (may be given more than once)"), "KEY" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      N_("Write the code of at most N steps at once (default: one per processor)"), "N" },
+    { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
+      N_("The Python interpreter the code is written and tested for"), "PATH" },
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider,
+      N_("The server kind: openai, ollama or anthropic"), "NAME" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url,
+      N_("The server address, e.g. http://127.0.0.1:11434/v1"), "URL" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
+      N_("The model that writes the code"), "NAME" },
+    { NULL }
+  };
+
+  options = g_option_context_new (_("FOLDER — write the missing code of a workflow"));
+  g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (options,
+                                _("Lets the coding agent write the script of every step that has "
+                                  "none, in dependency order, without running the workflow. Steps "
+                                  "that already have a script are left as they are."));
+  g_option_context_set_description (options,
+                                    _("The agent’s server and model come from the application’s "
+                                      "Preferences, overridden by the environment variables "
+                                      "SKELE_LLM_PROVIDER, SKELE_LLM_BASE_URL, SKELE_LLM_MODEL and "
+                                      "SKELE_LLM_API_KEY, overridden by --provider, --base-url and "
+                                      "--model. The API key is read from SKELE_LLM_API_KEY or the "
+                                      "desktop keyring, never from the command line."));
+
+  if (!g_option_context_parse (options, &argc, &argv, &error))
+    {
+      g_printerr ("skele generate: %s\n", error->message);
+      return EXIT_INVALID;
+    }
+
+  if (argc != 2)
+    {
+      g_printerr (_("skele generate: give exactly one workflow folder. See “skele generate --help”.\n"));
+      return EXIT_INVALID;
+    }
+
+  if (jobs < 0)
+    {
+      g_printerr (_("skele generate: --jobs cannot be negative.\n"));
+      return EXIT_INVALID;
+    }
+
+  if ((project = load_project (argv[1], &error)) == NULL)
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  problems = sk_project_validate (project);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (!problem->is_warning)
+        {
+          print_problem (problem);
+          has_errors = TRUE;
+        }
+    }
+
+  if (has_errors)
+    {
+      g_printerr (_("No code was written. Correct the problems above and try again.\n"));
+      return EXIT_INVALID;
+    }
+
+  if (keys != NULL)
+    {
+      nodes = sk_runner_select_nodes (project, (const char * const *) keys, NULL, NULL, &error);
+      if (nodes == NULL)
+        {
+          g_printerr (_("error: %s\n"), error->message);
+          return EXIT_INVALID;
+        }
+    }
+
+  if (python == NULL)
+    python = g_strdup (g_getenv ("SKELE_PYTHON"));
+
+  runner = sk_runner_new ();
+  sk_runner_set_jobs (runner, jobs);
+  sk_runner_set_python (runner, python);
+
+  if (!setup_agent (runner, provider, base_url, model, TRUE, &error))
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  loop = g_main_loop_new (NULL, FALSE);
+  cancellable = g_cancellable_new ();
+  context.loop = loop;
+  context.cancellable = cancellable;
+  context.project = project;
+
+  g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), &context);
+  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_progress_cb), &context);
+  sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, &context);
+  sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, &context);
+
+  sk_runner_generate_async (runner, project, nodes, cancellable, run_done_cb, &context);
+  if (!context.done)
+    g_main_loop_run (loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+
+  if (context.interrupted || g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    status = EXIT_INTERRUPTED;
+  else if (context.error != NULL && context.error->domain != SK_RUNNER_ERROR)
+    status = EXIT_INVALID;
+  else if (context.error != NULL || context.stats.failed > 0 || context.stats.cancelled > 0)
+    status = EXIT_NODE_FAILED;
+  else
+    status = EXIT_SUCCESS;
+
+  if (context.error != NULL && !g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_printerr (_("error: %s\n"), context.error->message);
+
+  sk_project_get_tokens (project, &prompt_tokens, &completion_tokens);
+
+  g_printerr (_("Finished in %.1f s: code written for %u steps, %u failed, %u already had code. "
+                "The workflow has used %" G_GUINT64_FORMAT " tokens read and %" G_GUINT64_FORMAT
+                " written so far.\n"),
+              context.stats.seconds, context.stats.succeeded, context.stats.failed,
+              context.stats.up_to_date, prompt_tokens, completion_tokens);
+
+  g_clear_error (&context.error);
+  return status;
+}
+
 static void
 print_usage (FILE *stream)
 {
@@ -470,6 +730,7 @@ print_usage (FILE *stream)
              "Commands:\n"
              "  run FOLDER        Run a workflow’s steps in dependency order\n"
              "  validate FOLDER   Check a workflow without running it\n"
+             "  generate FOLDER   Write the code of the steps that have none\n"
              "\n"
              "Run “skele COMMAND --help” for a command’s options.\n"));
 }
@@ -514,6 +775,9 @@ main (int    argc,
 
   if (g_str_equal (command, "validate"))
     return command_validate (argc - 1, argv + 1);
+
+  if (g_str_equal (command, "generate"))
+    return command_generate (argc - 1, argv + 1);
 
   g_printerr (_("skele: unknown command “%s”.\n"), command);
   print_usage (stderr);

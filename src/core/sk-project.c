@@ -264,6 +264,40 @@ list_model_get_item (GListModel *model,
   return g_object_ref (g_ptr_array_index (self->nodes, position));
 }
 
+/**
+ * sk_project_get_tokens:
+ * @prompt_tokens: (out) (optional): tokens the coding agent read, over all nodes
+ * @completion_tokens: (out) (optional): tokens it wrote
+ *
+ * Sums the nodes' token counts (see sk_node_get_tokens()).
+ */
+void
+sk_project_get_tokens (SkProject *self,
+                       guint64   *prompt_tokens,
+                       guint64   *completion_tokens)
+{
+  guint64 prompt_sum = 0, completion_sum = 0;
+  guint n;
+
+  g_return_if_fail (SK_IS_PROJECT (self));
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self), i);
+      guint64 prompt, completion;
+
+      sk_node_get_tokens (node, &prompt, &completion);
+      prompt_sum += prompt;
+      completion_sum += completion;
+    }
+
+  if (prompt_tokens != NULL)
+    *prompt_tokens = prompt_sum;
+  if (completion_tokens != NULL)
+    *completion_tokens = completion_sum;
+}
+
 static void
 list_model_iface_init (GListModelInterface *iface)
 {

@@ -106,6 +106,9 @@ void                sk_project_set_modified         (SkProject          *self,
                                                      gboolean            modified);
 
 guint               sk_project_get_n_nodes          (SkProject          *self);
+void                sk_project_get_tokens           (SkProject          *self,
+                                                     guint64            *prompt_tokens,
+                                                     guint64            *completion_tokens);
 SkNode             *sk_project_get_node             (SkProject          *self,
                                                      const char         *id);
 SkNode             *sk_project_get_node_by_key      (SkProject          *self,
