@@ -13,29 +13,44 @@
 
 #include <string.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <json-glib/json-glib.h>
 
 #include "sk-fake-llm.h"
 #include "sk-test-util.h"
 
-/* §7 notation of docs LLM_PROTOCOLS.md: C(D,F), R and DONE. */
-#define OA_HEAD "data: {\"id\":\"chatcmpl-T\",\"object\":\"chat.completion.chunk\"," \
-                "\"created\":1700000000,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":"
+/* §7 notation of docs LLM_PROTOCOLS.md: C(D,F), R and DONE. CX writes
+ * C(D,F) with other framing: FIELD before the JSON, EOL for each newline.
+ */
+#define OA_OBJ "{\"id\":\"chatcmpl-T\",\"object\":\"chat.completion.chunk\"," \
+               "\"created\":1700000000,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":"
+#define OA_HEAD "data: " OA_OBJ
 #define C(D, F) OA_HEAD D ",\"finish_reason\":" F "}]}\n\n"
 #define CU(D, F) OA_HEAD D ",\"finish_reason\":" F "}],\"usage\":null}\n\n"
-#define R C ("{\"role\":\"assistant\",\"content\":\"\"}", "null")
+#define CX(FIELD, D, F, EOL) FIELD OA_OBJ D ",\"finish_reason\":" F "}]}" EOL EOL
+#define ROLE "{\"role\":\"assistant\",\"content\":\"\"}"
+#define R C (ROLE, "null")
 #define DONE "data: [DONE]\n\n"
+#define OA_USAGE_HEAD "data: {\"id\":\"chatcmpl-T\",\"object\":\"chat.completion.chunk\"," \
+                      "\"created\":1700000000,\"model\":\"fake\","
 
-#define OL(MSG) "{\"model\":\"fake\",\"created_at\":\"2023-11-14T22:13:20Z\"," \
-                "\"message\":{\"role\":\"assistant\"," MSG "},\"done\":false}\n"
-#define OL_DONE(P, E) "{\"model\":\"fake\",\"created_at\":\"2023-11-14T22:13:20Z\"," \
-                      "\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true," \
-                      "\"done_reason\":\"stop\",\"total_duration\":123456789," \
-                      "\"load_duration\":1234567,\"prompt_eval_count\":" P "," \
-                      "\"prompt_eval_duration\":2345678,\"eval_count\":" E "," \
-                      "\"eval_duration\":3456789}\n"
+#define OL_HEAD "{\"model\":\"fake\",\"created_at\":\"2023-11-14T22:13:20Z\"," \
+                "\"message\":{\"role\":\"assistant\","
+#define OL_X(MSG, EOL) OL_HEAD MSG "},\"done\":false}" EOL
+#define OL(MSG) OL_X (MSG, "\n")
+#define OL_COUNTS(P, E) ",\"total_duration\":123456789," \
+                        "\"load_duration\":1234567,\"prompt_eval_count\":" P "," \
+                        "\"prompt_eval_duration\":2345678,\"eval_count\":" E "," \
+                        "\"eval_duration\":3456789"
+#define OL_DONE_X(COUNTS, EOL) OL_HEAD "\"content\":\"\"},\"done\":true," \
+                               "\"done_reason\":\"stop\"" COUNTS "}" EOL
+#define OL_DONE(P, E) OL_DONE_X (OL_COUNTS (P, E), "\n")
 
-#define EV(TYPE, REST) "event: " TYPE "\ndata: {\"type\":\"" TYPE "\"" REST "}\n\n"
+#define EVX(SP, TYPE, REST) "event:" SP TYPE "\ndata:" SP "{\"type\":\"" TYPE "\"" REST "}\n\n"
+#define EV(TYPE, REST) EVX (" ", TYPE, REST)
 #define AN_START EV ("message_start", ",\"message\":{\"id\":\"msg_T\",\"type\":\"message\"," \
                      "\"role\":\"assistant\",\"model\":\"fake\",\"content\":[]," \
                      "\"stop_reason\":null,\"stop_sequence\":null," \
@@ -173,6 +188,219 @@ static const char * const anthropic_dropped[] = {
   NULL
 };
 
+/* §7.3b: Ollama's /v1 gives every call index 0; older builds give none. */
+#define READ_CALL(INDEX, ID, PATH) \
+  "{" INDEX "\"id\":\"" ID "\",\"type\":\"function\",\"function\":{\"name\":\"read_file\"," \
+  "\"arguments\":\"{\\\"path\\\":\\\"" PATH "\\\"}\"}}"
+
+static const char * const openai_index_zero[] = {
+  C ("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+     READ_CALL ("\"index\":0,", "call_1", "a.c") "]}", "null"),
+  C ("{\"tool_calls\":[" READ_CALL ("\"index\":0,", "call_2", "b.c") "]}", "null"),
+  C ("{}", "\"tool_calls\""),
+  DONE,
+  NULL
+};
+
+static const char * const openai_no_index[] = {
+  C ("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+     READ_CALL ("", "call_1", "a.c") "]}", "null"),
+  C ("{\"tool_calls\":[" READ_CALL ("", "call_2", "b.c") "]}", "null"),
+  C ("{}", "\"tool_calls\""),
+  DONE,
+  NULL
+};
+
+/* §7.4 variants. */
+static const char * const openai_usage_llamacpp[] = {
+  R,
+  C ("{\"content\":\"Hel\"}", "null"),
+  C ("{\"content\":\"lo\"}", "null"),
+  OA_HEAD "{},\"finish_reason\":\"stop\"}],"
+  "\"usage\":{\"completion_tokens\":2,\"prompt_tokens\":12,\"total_tokens\":14},"
+  "\"timings\":{\"prompt_n\":12,\"prompt_ms\":24.0,\"prompt_per_token_ms\":2.0,"
+  "\"prompt_per_second\":500.0,\"predicted_n\":2,\"predicted_ms\":20.0,"
+  "\"predicted_per_token_ms\":10.0,\"predicted_per_second\":100.0}}\n\n",
+  DONE,
+  NULL
+};
+
+static const char * const openai_usage_vllm[] = {
+  R,
+  C ("{\"content\":\"Hel\"}", "null"),
+  C ("{\"content\":\"lo\"}", "null"),
+  C ("{}", "\"stop\""),
+  OA_USAGE_HEAD "\"choices\":null,"
+  "\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":2,\"total_tokens\":14}}\n\n",
+  DONE,
+  NULL
+};
+
+static const char * const ollama_usage_none[] = {
+  OL ("\"content\":\"Hel\""),
+  OL ("\"content\":\"lo\""),
+  OL_DONE_X ("", "\n"),
+  NULL
+};
+
+/* §7.11, each on scenario 1. */
+#define PLAIN_FRAMED(FIELD, EOL, DONE_LINE) \
+  CX (FIELD, ROLE, "null", EOL), \
+  CX (FIELD, "{\"content\":\"Hel\"}", "null", EOL), \
+  CX (FIELD, "{\"content\":\"lo\"}", "null", EOL), \
+  CX (FIELD, "{}", "\"stop\"", EOL), \
+  DONE_LINE, \
+  NULL
+
+static const char * const openai_crlf[] = {
+  PLAIN_FRAMED ("data: ", "\r\n", "data: [DONE]\r\n\r\n")
+};
+
+static const char * const openai_cr[] = {
+  PLAIN_FRAMED ("data: ", "\r", "data: [DONE]\r\r")
+};
+
+static const char * const openai_no_space[] = {
+  PLAIN_FRAMED ("data:", "\n", "data:[DONE]\n\n")
+};
+
+static const char * const openai_event_message[] = {
+  PLAIN_FRAMED ("event: message\ndata: ", "\n", "event: message\ndata: [DONE]\n\n")
+};
+
+static const char * const ollama_crlf[] = {
+  OL_X ("\"content\":\"Hel\"", "\r\n"),
+  OL_X ("\"content\":\"lo\"", "\r\n"),
+  OL_DONE_X (OL_COUNTS ("10", "2"), "\r\n"),
+  NULL
+};
+
+static const char * const anthropic_no_space[] = {
+  EVX ("", "message_start", ",\"message\":{\"id\":\"msg_T\",\"type\":\"message\","
+       "\"role\":\"assistant\",\"model\":\"fake\",\"content\":[],"
+       "\"stop_reason\":null,\"stop_sequence\":null,"
+       "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}"),
+  EVX ("", "content_block_start",
+       ",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}"),
+  EVX ("", "content_block_delta",
+       ",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}"),
+  EVX ("", "content_block_delta",
+       ",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}"),
+  EVX ("", "content_block_stop", ",\"index\":0"),
+  EVX ("", "message_delta", ",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},"
+       "\"usage\":{\"output_tokens\":2}"),
+  EVX ("", "message_stop", ""),
+  NULL
+};
+
+#define OPENROUTER ": OPENROUTER PROCESSING\n\n"
+
+static const char * const openai_comment[] = {
+  OPENROUTER,
+  OPENROUTER,
+  R,
+  C ("{\"content\":\"Hel\"}", "null"),
+  OPENROUTER,
+  C ("{\"content\":\"lo\"}", "null"),
+  C ("{}", "\"stop\""),
+  DONE,
+  NULL
+};
+
+static const char * const openai_reasoning_content[] = {
+  R,
+  C ("{\"reasoning_content\":\"Let me\"}", "null"),
+  C ("{\"reasoning_content\":\" think.\"}", "null"),
+  C ("{\"content\":\"Hel\"}", "null"),
+  C ("{\"content\":\"lo\"}", "null"),
+  C ("{}", "\"stop\""),
+  DONE,
+  NULL
+};
+
+static const char * const openai_reasoning[] = {
+  R,
+  C ("{\"reasoning\":\"Let me\"}", "null"),
+  C ("{\"reasoning\":\" think.\"}", "null"),
+  C ("{\"content\":\"Hel\"}", "null"),
+  C ("{\"content\":\"lo\"}", "null"),
+  C ("{}", "\"stop\""),
+  DONE,
+  NULL
+};
+
+static const char * const openai_legacy_error[] = {
+  R,
+  C ("{\"content\":\"Hel\"}", "null"),
+  C ("{\"content\":\"lo\"}", "null"),
+  "error: {\"code\":500,\"message\":\"boom\",\"type\":\"server_error\"}\n\n",
+  DONE,
+  NULL
+};
+
+static const char * const openai_raw_json_error[] = {
+  R,
+  C ("{\"content\":\"Hel\"}", "null"),
+  C ("{\"content\":\"lo\"}", "null"),
+  "{\"error\":{\"message\":\"upstream connection reset\",\"type\":\"server_error\","
+  "\"param\":null,\"code\":null}}\n",
+  NULL
+};
+
+/* §7.12 */
+static const char * const ollama_thinking[] = {
+  OL ("\"content\":\"\",\"thinking\":\"Let me\""),
+  OL ("\"content\":\"\",\"thinking\":\" think.\""),
+  OL ("\"content\":\"Hel\""),
+  OL ("\"content\":\"lo\""),
+  OL_DONE ("10", "4"),
+  NULL
+};
+
+static const char * const anthropic_unknown_event[] = {
+  AN_START,
+  AN_TEXT_START ("0"),
+  AN_TEXT ("0", "Hel"),
+  "event: foo_bar\ndata: {\"type\":\"foo_bar\"}\n\n",
+  AN_TEXT ("0", "lo"),
+  AN_STOP ("0"),
+  AN_DELTA ("end_turn", "3"),
+  AN_END,
+  NULL
+};
+
+static const char * const anthropic_empty_partial_json[] = {
+  AN_START,
+  EV ("content_block_start", ",\"index\":0,\"content_block\":{\"type\":\"tool_use\","
+      "\"id\":\"toolu_1\",\"name\":\"list_files\",\"input\":{}}"),
+  AN_JSON ("0", ""),
+  AN_STOP ("0"),
+  AN_DELTA ("tool_use", "1"),
+  AN_END,
+  NULL
+};
+
+#define AN_THINKING(I, T) EV ("content_block_delta", ",\"index\":" I \
+                              ",\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"" T "\"}")
+
+static const char * const anthropic_thinking[] = {
+  AN_START,
+  EV ("content_block_start", ",\"index\":0,\"content_block\":{\"type\":\"thinking\","
+      "\"thinking\":\"\"}"),
+  AN_THINKING ("0", "Let me"),
+  AN_THINKING ("0", " think."),
+  EV ("content_block_delta", ",\"index\":0,\"delta\":{\"type\":\"signature_delta\","
+      "\"signature\":\"c2lnbmF0dXJlLVQ=\"}"),
+  AN_STOP ("0"),
+  AN_TEXT_START ("1"),
+  AN_TEXT ("1", "Hel"),
+  AN_TEXT ("1", "lo"),
+  AN_STOP ("1"),
+  AN_DELTA ("end_turn", "4"),
+  AN_END,
+  NULL
+};
+
 #define CHAT_BODY "{\"model\":\"fake\",\"stream\":true," \
                   "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
 
@@ -207,6 +435,7 @@ typedef struct
   char      *head;
   GPtrArray *chunks;
   gboolean   terminated;
+  GBytes    *body;      /* what follows the head when it is not chunked */
 } RawReply;
 
 static void
@@ -214,6 +443,7 @@ raw_reply_free (RawReply *raw)
 {
   g_free (raw->head);
   g_ptr_array_unref (raw->chunks);
+  g_clear_pointer (&raw->body, g_bytes_unref);
   g_free (raw);
 }
 
@@ -326,6 +556,14 @@ find (const guint8 *data,
   return -1;
 }
 
+static gboolean
+has_prefix_len (const char *text,
+                gsize       length,
+                const char *prefix)
+{
+  return length >= strlen (prefix) && memcmp (text, prefix, strlen (prefix)) == 0;
+}
+
 /* Decodes chunked transfer coding by hand. */
 static void
 parse_chunks (RawReply     *raw,
@@ -403,6 +641,8 @@ raw_fetch_full (SkFakeLlm  *fake,
   raw->head = g_strndup ((const char *) data->data, head_end);
   if (strstr (raw->head, "Transfer-Encoding: chunked") != NULL)
     parse_chunks (raw, data->data, data->len, head_end + 4);
+  else
+    raw->body = g_bytes_new (data->data + head_end + 4, data->len - head_end - 4);
 
   return raw;
 }
@@ -513,6 +753,32 @@ static const StreamCase stream_cases[] = {
   { "dropped", SK_FAKE_LLM_DIALECT_OPENAI, openai_dropped, FALSE },
   { "dropped", SK_FAKE_LLM_DIALECT_OLLAMA, ollama_dropped, FALSE },
   { "dropped", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_dropped, FALSE },
+  { "ollama-v1-index-zero", SK_FAKE_LLM_DIALECT_OPENAI, openai_index_zero, TRUE },
+  { "tool-call-no-index", SK_FAKE_LLM_DIALECT_OPENAI, openai_no_index, TRUE },
+  { "usage-llamacpp", SK_FAKE_LLM_DIALECT_OPENAI, openai_usage_llamacpp, TRUE },
+  { "usage-vllm", SK_FAKE_LLM_DIALECT_OPENAI, openai_usage_vllm, TRUE },
+  { "usage-none", SK_FAKE_LLM_DIALECT_OPENAI, openai_plain, TRUE },
+  { "usage-none", SK_FAKE_LLM_DIALECT_OLLAMA, ollama_usage_none, TRUE },
+  { "usage-none", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_plain, TRUE },
+  { "framing-crlf", SK_FAKE_LLM_DIALECT_OPENAI, openai_crlf, TRUE },
+  { "framing-crlf", SK_FAKE_LLM_DIALECT_OLLAMA, ollama_crlf, TRUE },
+  { "framing-cr", SK_FAKE_LLM_DIALECT_OPENAI, openai_cr, TRUE },
+  { "framing-no-space", SK_FAKE_LLM_DIALECT_OPENAI, openai_no_space, TRUE },
+  { "framing-no-space", SK_FAKE_LLM_DIALECT_OLLAMA, ollama_plain, TRUE },
+  { "framing-no-space", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_no_space, TRUE },
+  { "framing-event-message", SK_FAKE_LLM_DIALECT_OPENAI, openai_event_message, TRUE },
+  { "framing-event-message", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_plain, TRUE },
+  { "framing-comment", SK_FAKE_LLM_DIALECT_OPENAI, openai_comment, TRUE },
+  { "reasoning-content", SK_FAKE_LLM_DIALECT_OPENAI, openai_reasoning_content, TRUE },
+  { "reasoning", SK_FAKE_LLM_DIALECT_OPENAI, openai_reasoning, TRUE },
+  { "legacy-llamacpp-error", SK_FAKE_LLM_DIALECT_OPENAI, openai_legacy_error, TRUE },
+  { "raw-json-error", SK_FAKE_LLM_DIALECT_OPENAI, openai_raw_json_error, TRUE },
+  { "ollama-thinking", SK_FAKE_LLM_DIALECT_OLLAMA, ollama_thinking, TRUE },
+  { "anthropic-no-ping", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_plain, TRUE },
+  { "anthropic-unknown-event", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_unknown_event, TRUE },
+  { "anthropic-empty-partial-json", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_empty_partial_json,
+    TRUE },
+  { "anthropic-thinking", SK_FAKE_LLM_DIALECT_ANTHROPIC, anthropic_thinking, TRUE },
 };
 
 static const char *
@@ -523,42 +789,51 @@ dialect_name (SkFakeLlmDialect dialect)
   return names[dialect];
 }
 
-/* Each scenario is served twice: once to the raw socket, which checks every
- * HTTP chunk and the terminator, once to a SoupSession, which must read the
- * same bytes.
+/* Reads the two responses queued for @dialect: the first with the raw
+ * socket, which checks every HTTP chunk and the terminator, the second with
+ * a SoupSession, which must read the same bytes.
  */
+static void
+assert_served_twice (SkFakeLlm          *fake,
+                     SkFakeLlmDialect    dialect,
+                     const char * const *expected_chunks,
+                     gboolean            terminated)
+{
+  g_autoptr(RawReply) raw = NULL;
+  g_autoptr(Reply) reply = NULL;
+  g_autofree char *expected = g_strjoinv ("", (GStrv) expected_chunks);
+  g_autofree char *text = NULL;
+
+  raw = raw_fetch (fake, dialect);
+  g_assert_true (g_str_has_prefix (raw->head, "HTTP/1.1 200 OK\r\n"));
+  sk_test_assert_contains (raw->head, dialect == SK_FAKE_LLM_DIALECT_OLLAMA ?
+                           "Content-Type: application/x-ndjson" :
+                           "Content-Type: text/event-stream");
+  assert_chunks (raw->chunks, expected_chunks);
+  g_assert_cmpint (raw->terminated, ==, terminated);
+
+  reply = fetch_chat (fake, dialect, NULL);
+  g_assert_cmpuint (reply->status, ==, 200);
+  text = body_text (reply);
+  g_assert_cmpstr (text, ==, expected);
+  /* A truncated chunked body ends in a clean EOF for SoupSession (§7 fact 4). */
+  if (terminated)
+    g_assert_no_error (reply->error);
+  g_assert_cmpstr (soup_message_headers_get_one (reply->headers, "Transfer-Encoding"), ==,
+                   "chunked");
+}
+
 static void
 test_stream (gconstpointer data)
 {
   const StreamCase *test = data;
   SkFakeLlm *fake = sk_fake_llm_new ();
-  g_autoptr(RawReply) raw = NULL;
-  g_autoptr(Reply) reply = NULL;
   g_autoptr(GPtrArray) requests = NULL;
-  g_autofree char *expected = g_strjoinv ("", (GStrv) test->expected);
-  g_autofree char *text = NULL;
   SkFakeLlmRequest *request;
 
   push (fake, test->scenario);
   push (fake, test->scenario);
-
-  raw = raw_fetch (fake, test->dialect);
-  g_assert_true (g_str_has_prefix (raw->head, "HTTP/1.1 200 OK\r\n"));
-  sk_test_assert_contains (raw->head, test->dialect == SK_FAKE_LLM_DIALECT_OLLAMA ?
-                           "Content-Type: application/x-ndjson" :
-                           "Content-Type: text/event-stream");
-  assert_chunks (raw->chunks, test->expected);
-  g_assert_cmpint (raw->terminated, ==, test->terminated);
-
-  reply = fetch_chat (fake, test->dialect, NULL);
-  g_assert_cmpuint (reply->status, ==, 200);
-  text = body_text (reply);
-  g_assert_cmpstr (text, ==, expected);
-  /* A truncated chunked body ends in a clean EOF for SoupSession (§7 fact 4). */
-  if (test->terminated)
-    g_assert_no_error (reply->error);
-  g_assert_cmpstr (soup_message_headers_get_one (reply->headers, "Transfer-Encoding"), ==,
-                   "chunked");
+  assert_served_twice (fake, test->dialect, test->expected, test->terminated);
 
   requests = sk_fake_llm_dup_requests (fake);
   g_assert_cmpuint (requests->len, ==, 2);
@@ -875,6 +1150,13 @@ test_raw_chunks (void)
     "error: {\"code\":500}\n\n",
     NULL
   };
+  static const char * const parts_expected[] = {
+    OL_HEAD "\"content\":\"caf\xc3",
+    "\xa9\"},\"done\":false}\n",
+    "\xc3\xa9\n",
+    OL ("\"content\":\"\xc3\xa9\""),
+    NULL
+  };
 
   /* "w6k=" is base64 for the second half of é and what follows it. */
   push_json (fake, "{\"status\":200,\"headers\":{\"X-Fake\":\"yes\"},\"chunks\":["
@@ -886,6 +1168,18 @@ test_raw_chunks (void)
   sk_test_assert_contains (raw->head, "Content-Type: text/event-stream");
   assert_chunks (raw->chunks, expected);
   g_assert_false (raw->terminated);
+
+  /* A raw part among generated ones; a part's split_inside cuts only its
+   * own chunks, and without its ending the stream still ends cleanly.
+   * "w6kK" is base64 for "é\n".
+   */
+  push_json (fake, "{\"parts\":[{\"text\":\"café\",\"split_inside\":[\"é\"]},"
+                   "{\"raw_base64\":\"w6kK\"},{\"text\":\"é\"}],\"ending\":false}");
+  g_clear_pointer (&raw, raw_reply_free);
+  raw = raw_fetch (fake, SK_FAKE_LLM_DIALECT_OLLAMA);
+  sk_test_assert_contains (raw->head, "Content-Type: application/x-ndjson");
+  assert_chunks (raw->chunks, parts_expected);
+  g_assert_true (raw->terminated);
 
   sk_fake_llm_free (fake);
 }
@@ -971,20 +1265,139 @@ test_models (void)
   sk_fake_llm_free (fake);
 }
 
+#define AM(ID) "{\"type\":\"model\",\"id\":\"" ID "\",\"display_name\":\"" ID "\"," \
+               "\"created_at\":\"2023-11-14T22:13:20Z\"}"
+
+static void
+assert_listing (const char *url,
+                guint       status,
+                const char *expected)
+{
+  g_autoptr(Reply) reply = fetch ("GET", url, NULL, "anthropic-version", "2023-06-01");
+  g_autofree char *text = body_text (reply);
+
+  g_assert_no_error (reply->error);
+  g_assert_cmpuint (reply->status, ==, status);
+  g_assert_cmpstr (soup_message_headers_get_content_type (reply->headers, NULL), ==,
+                   "application/json");
+  g_assert_cmpstr (text, ==, expected);
+}
+
+/* §7.13: Anthropic pages its model list; llama.cpp lists one model. */
+static void
+test_model_pages (void)
+{
+  SkFakeLlm *fake = sk_fake_llm_new ();
+  const char *root = sk_fake_llm_get_base_url (fake, SK_FAKE_LLM_DIALECT_ANTHROPIC);
+  g_autofree char *models = g_strconcat (root, "/v1/models", NULL);
+  g_autofree char *page1 = g_strconcat (models, "?limit=2", NULL);
+  g_autofree char *page2 = g_strconcat (models, "?limit=2&after_id=claude-b", NULL);
+  g_autofree char *before = g_strconcat (models, "?limit=1&before_id=claude-c", NULL);
+  g_autofree char *unknown = g_strconcat (models, "?after_id=claude-x", NULL);
+  g_autofree char *too_many = g_strconcat (models, "?limit=1001", NULL);
+  g_autofree char *scripted2 = g_strconcat (models, "?after_id=claude-sonnet-4-20250514", NULL);
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autoptr(Reply) reply = NULL;
+  g_autofree char *text = NULL;
+
+  sk_fake_llm_set_models (fake, SK_TEST_STRV ("claude-a", "claude-b", "claude-c"));
+  assert_listing (models, 200, "{\"data\":[" AM ("claude-a") "," AM ("claude-b") ","
+                  AM ("claude-c") "],\"has_more\":false,\"first_id\":\"claude-a\","
+                  "\"last_id\":\"claude-c\"}");
+  assert_listing (page1, 200, "{\"data\":[" AM ("claude-a") "," AM ("claude-b") "],"
+                  "\"has_more\":true,\"first_id\":\"claude-a\",\"last_id\":\"claude-b\"}");
+  assert_listing (page2, 200, "{\"data\":[" AM ("claude-c") "],\"has_more\":false,"
+                  "\"first_id\":\"claude-c\",\"last_id\":\"claude-c\"}");
+  assert_listing (before, 200, "{\"data\":[" AM ("claude-b") "],\"has_more\":true,"
+                  "\"first_id\":\"claude-b\",\"last_id\":\"claude-b\"}");
+  assert_listing (unknown, 200, "{\"data\":[],\"has_more\":false,\"first_id\":null,"
+                  "\"last_id\":null}");
+  assert_listing (too_many, 400, "{\"type\":\"error\",\"error\":{\"type\":"
+                  "\"invalid_request_error\",\"message\":\"limit: Input should be between 1 "
+                  "and 1000\"},\"request_id\":\"req_T\"}");
+
+  requests = sk_fake_llm_dup_requests (fake);
+  g_assert_cmpstr (((SkFakeLlmRequest *) g_ptr_array_index (requests, 2))->query, ==,
+                   "limit=2&after_id=claude-b");
+
+  /* The scripted pages come from their own list, two at a time, whatever
+   * the client's limit; then the default list answers again.
+   */
+  push (fake, "anthropic-models-two-pages");
+  assert_listing (models, 200, "{\"data\":[" AM ("claude-opus-4-1-20250805") ","
+                  AM ("claude-sonnet-4-20250514") "],\"has_more\":true,"
+                  "\"first_id\":\"claude-opus-4-1-20250805\","
+                  "\"last_id\":\"claude-sonnet-4-20250514\"}");
+  assert_listing (scripted2, 200, "{\"data\":[" AM ("claude-3-5-haiku-20241022") "],"
+                  "\"has_more\":false,\"first_id\":\"claude-3-5-haiku-20241022\","
+                  "\"last_id\":\"claude-3-5-haiku-20241022\"}");
+  assert_listing (page2, 200, "{\"data\":[" AM ("claude-c") "],\"has_more\":false,"
+                  "\"first_id\":\"claude-c\",\"last_id\":\"claude-c\"}");
+
+  push (fake, "models-llamacpp");
+  reply = fetch ("GET", models, NULL, "Authorization", "Bearer sk-test");
+  text = body_text (reply);
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_cmpstr (text, ==, "{\"object\":\"list\",\"data\":[{"
+                   "\"id\":\"../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf\","
+                   "\"object\":\"model\",\"created\":1700000000,\"owned_by\":\"llamacpp\","
+                   "\"meta\":{\"vocab_type\":2,\"n_vocab\":128256,\"n_ctx_train\":131072,"
+                   "\"n_embd\":4096,\"n_params\":8030261312,\"size\":4912898304}}]}");
+
+  g_assert_cmpuint (sk_fake_llm_get_n_pending (fake), ==, 0);
+  sk_fake_llm_free (fake);
+}
+
+/* A file under tests/fake-llm/scenarios. Meson sets G_TEST_SRCDIR; run by
+ * hand, the test finds its sources from __FILE__, which the compiler got
+ * relative to the build root, the parent of this executable's directory.
+ */
+static char *
+scenario_file (const char *name)
+{
+  g_autofree char *dir = NULL;
+
+  if (g_getenv ("G_TEST_SRCDIR") != NULL)
+    return g_test_build_filename (G_TEST_DIST, "fake-llm", "scenarios", name, NULL);
+
+  dir = g_path_get_dirname (__FILE__);
+  if (g_path_is_absolute (dir))
+    return g_build_filename (dir, "fake-llm", "scenarios", name, NULL);
+
+  return g_build_filename (g_test_get_dir (G_TEST_BUILT), "..", dir, "fake-llm", "scenarios", name,
+                           NULL);
+}
+
 static void
 test_scenarios (void)
 {
   SkFakeLlm *fake = sk_fake_llm_new ();
   const char * const *names = sk_fake_llm_get_builtin_scenarios ();
-  g_autofree char *example = g_test_build_filename (G_TEST_DIST, "fake-llm", "scenarios",
-                                                    "example.json", NULL);
+  g_autofree char *example = scenario_file ("example.json");
+  g_autofree char *builtin = scenario_file ("builtin.json");
+  static const char * const invalid[] = {
+    "{\"parts\":[{\"text\":\"x\",\"signature\":\"s\"}]}",
+    "{\"parts\":[{\"generated\":{\"count\":2}}]}",
+    "{\"parts\":[{\"generated\":{\"count\":2,\"sise\":8}}]}",
+    "{\"parts\":[{\"generated\":{\"size\":8},\"split_inside\":[\"a\"]}]}",
+    "{\"parts\":[{\"raw\":\"\"}]}",
+    "{\"parts\":[{\"tool_call\":{\"idx\":0}}]}",
+    "{\"parts\":[{\"text\":\"x\"}],\"usage_style\":\"openia\"}",
+    "{\"parts\":[{\"text\":\"x\"}],\"line_ending\":\"crlf\"}",
+    "{\"parts\":[{\"raw\":\"x\"}],\"stream\":false}",
+    "{\"parts\":[{\"error\":\"x\"}],\"stream\":false}",
+  };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *builtins;
+  guint n_pending;
   g_autoptr(GError) error = NULL;
   g_autoptr(Reply) reply = NULL;
   g_autofree char *text = NULL;
 
   for (guint i = 0; names[i] != NULL; i++)
     push (fake, names[i]);
-  g_assert_cmpuint (sk_fake_llm_get_n_pending (fake), >=, g_strv_length ((GStrv) names));
+  n_pending = sk_fake_llm_get_n_pending (fake);
+  g_assert_cmpuint (n_pending, >=, g_strv_length ((GStrv) names));
 
   g_assert_false (sk_fake_llm_push (fake, "no-such-scenario", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
@@ -995,7 +1408,24 @@ test_scenarios (void)
   g_assert_false (sk_fake_llm_push_json (fake, "{\"stauts\":200}", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_clear_error (&error);
+  for (guint i = 0; i < G_N_ELEMENTS (invalid); i++)
+    {
+      g_test_message ("%s", invalid[i]);
+      g_assert_false (sk_fake_llm_push_json (fake, invalid[i], &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      g_clear_error (&error);
+    }
+  g_assert_cmpuint (sk_fake_llm_get_n_pending (fake), ==, n_pending);
   sk_fake_llm_free (fake);
+
+  /* --list shows every scenario of builtin.json, and nothing else. */
+  json_parser_load_from_file (parser, builtin, &error);
+  g_assert_no_error (error);
+  builtins = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "scenarios");
+  g_assert_cmpuint (json_object_get_size (builtins), ==, g_strv_length ((GStrv) names));
+  for (guint i = 0; names[i] != NULL; i++)
+    g_assert_true (json_object_has_member (builtins, names[i]));
 
   /* The example file defines its own scenario and queues responses. */
   fake = sk_fake_llm_new ();
@@ -1019,6 +1449,406 @@ test_scenarios (void)
   sk_fake_llm_free (fake);
 }
 
+/* A generated part: "<index> " then letters from 'a' + (index + k) % 26 at
+ * byte k, and a newline as the last byte; here "0 cd\n" and "1 de\n".
+ */
+static void
+test_generated (void)
+{
+  static const char * const openai[] = {
+    R,
+    C ("{\"content\":\"0 cd\\n\"}", "null"),
+    C ("{\"content\":\"1 de\\n\"}", "null"),
+    C ("{}", "\"stop\""),
+    DONE,
+    NULL
+  };
+  static const char * const generated_crlf[] = {
+    CX ("data: ", ROLE, "null", "\r\n"),
+    CX ("data: ", "{\"content\":\"0 cd\\n\"}", "null", "\r\n"),
+    CX ("data: ", "{\"content\":\"1 de\\n\"}", "null", "\r\n"),
+    CX ("data: ", "{}", "\"stop\"", "\r\n"),
+    "data: [DONE]\r\n\r\n",
+    NULL
+  };
+  static const char * const ollama[] = {
+    OL ("\"content\":\"0 cd\\n\""),
+    OL ("\"content\":\"1 de\\n\""),
+    OL_DONE ("10", "1"),
+    NULL
+  };
+  static const char * const anthropic[] = {
+    AN_START,
+    AN_TEXT_START ("0"),
+    AN_TEXT ("0", "0 cd\\n"),
+    AN_TEXT ("0", "1 de\\n"),
+    AN_STOP ("0"),
+    AN_DELTA ("end_turn", "1"),
+    AN_END,
+    NULL
+  };
+  static const char * const * const expected[] = { openai, ollama, anthropic };
+  const char *json = "{\"parts\":[{\"generated\":{\"count\":2,\"size\":5}}]}";
+
+  for (SkFakeLlmDialect dialect = 0; dialect < SK_FAKE_LLM_DIALECT_NONE; dialect++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+
+      g_test_message ("dialect %s", dialect_name (dialect));
+      push_json (fake, json);
+      push_json (fake, json);
+      assert_served_twice (fake, dialect, expected[dialect], TRUE);
+      sk_fake_llm_free (fake);
+    }
+
+  /* Framing applies around the generated text, which is never cut. */
+  {
+    SkFakeLlm *fake = sk_fake_llm_new ();
+    const char *framed = "{\"line_ending\":\"\\r\\n\","
+                         "\"parts\":[{\"generated\":{\"count\":2,\"size\":5}}]}";
+
+    push_json (fake, framed);
+    push_json (fake, framed);
+    assert_served_twice (fake, SK_FAKE_LLM_DIALECT_OPENAI, generated_crlf, TRUE);
+    sk_fake_llm_free (fake);
+  }
+}
+
+static void
+assert_whole (SkFakeLlm        *fake,
+              SkFakeLlmDialect  dialect,
+              const char       *expected)
+{
+  g_autoptr(RawReply) raw = raw_fetch (fake, dialect);
+  g_autoptr(Reply) reply = fetch_chat (fake, dialect, NULL);
+  g_autofree char *length = g_strdup_printf ("\r\nContent-Length: %zu\r\n", strlen (expected));
+  g_autofree char *head = g_strconcat (raw->head, "\r\n", NULL);
+  g_autofree char *text = body_text (reply);
+
+  g_assert_true (g_str_has_prefix (head, "HTTP/1.1 200 OK\r\n"));
+  sk_test_assert_contains (head, "\r\nContent-Type: application/json\r\n");
+  sk_test_assert_contains (head, length);
+  g_assert_null (strstr (head, "chunked"));
+  g_assert_nonnull (raw->body);
+  g_assert_cmpmem (g_bytes_get_data (raw->body, NULL), g_bytes_get_size (raw->body),
+                   expected, strlen (expected));
+
+  g_assert_no_error (reply->error);
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_cmpstr (text, ==, expected);
+}
+
+/* "stream": false answers with one JSON object with a Content-Length, as
+ * Ollama does for "stream": false (§7.12) and the others without "stream".
+ */
+static void
+test_whole (void)
+{
+  static const char * const plain[] = {
+    "{\"id\":\"chatcmpl-T\",\"object\":\"chat.completion\",\"created\":1700000000,"
+    "\"model\":\"fake\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+    "\"content\":\"Hello\",\"refusal\":null},\"logprobs\":null,\"finish_reason\":\"stop\"}],"
+    "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,\"total_tokens\":12}}",
+
+    "{\"model\":\"fake\",\"created_at\":\"2023-11-14T22:13:20Z\",\"message\":{"
+    "\"role\":\"assistant\",\"content\":\"Hello\"},\"done\":true,\"done_reason\":\"stop\""
+    OL_COUNTS ("10", "2") "}",
+
+    "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake\","
+    "\"content\":[{\"type\":\"text\",\"text\":\"Hello\"}],\"stop_reason\":\"end_turn\","
+    "\"stop_sequence\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":2}}",
+  };
+  static const char * const tools[] = {
+    "{\"id\":\"chatcmpl-T\",\"object\":\"chat.completion\",\"created\":1700000000,"
+    "\"model\":\"fake\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+    "\"content\":\"Voilà\",\"reasoning_content\":\"Hm, a.c.\",\"refusal\":null,"
+    "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{"
+    "\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"a.c\\\"}\"}}]},"
+    "\"logprobs\":null,\"finish_reason\":\"tool_calls\"}],"
+    "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":4,\"total_tokens\":14}}",
+
+    "{\"model\":\"fake\",\"created_at\":\"2023-11-14T22:13:20Z\",\"message\":{"
+    "\"role\":\"assistant\",\"content\":\"Voilà\",\"thinking\":\"Hm, a.c.\","
+    "\"tool_calls\":[{\"function\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.c\"}}}]},"
+    "\"done\":true,\"done_reason\":\"stop\"" OL_COUNTS ("10", "4") "}",
+
+    "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake\","
+    "\"content\":[{\"type\":\"thinking\",\"thinking\":\"Hm, a.c.\",\"signature\":\"sig\"},"
+    "{\"type\":\"text\",\"text\":\"Voilà\"},{\"type\":\"tool_use\",\"id\":\"call_1\","
+    "\"name\":\"read_file\",\"input\":{\"path\":\"a.c\"}}],\"stop_reason\":\"tool_use\","
+    "\"stop_sequence\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":4}}",
+  };
+  const char *tools_json = "{\"stream\":false,\"parts\":[{\"thinking\":\"Hm, \"},"
+                           "{\"thinking\":\"a.c.\",\"signature\":\"sig\"},{\"text\":\"Voilà\"},"
+                           "{\"tool_call\":{\"id\":\"call_1\",\"name\":\"read_file\","
+                           "\"arguments\":[\"{\\\"path\\\":\",\"\\\"a.c\\\"}\"]}}]}";
+
+  for (SkFakeLlmDialect dialect = 0; dialect < SK_FAKE_LLM_DIALECT_NONE; dialect++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+
+      g_test_message ("dialect %s", dialect_name (dialect));
+      push (fake, "ollama-stream-false");
+      push (fake, "ollama-stream-false");
+      assert_whole (fake, dialect, plain[dialect]);
+      push_json (fake, tools_json);
+      push_json (fake, tools_json);
+      assert_whole (fake, dialect, tools[dialect]);
+      sk_fake_llm_free (fake);
+    }
+}
+
+/* §7.10: the "huge" scenario. */
+#define HUGE_DELTAS 20000
+#define HUGE_DELTA_SIZE 256
+#define HUGE_LINE_SIZE (1024 * 1024)
+
+/* The text of chunk @index of a generated part, as README.md words it:
+ * @index in decimal and a space, then lower-case letters, 'a' + (@index + k)
+ * % 26 at byte k, and a newline as the last of @size bytes.
+ */
+static char *
+generated_text (guint index,
+                gsize size)
+{
+  g_autofree char *number = g_strdup_printf ("%u ", index);
+  gsize n = strlen (number);
+  char *text = g_malloc (size + 1);
+
+  for (gsize k = 0; k + 1 < size; k++)
+    text[k] = k < n ? number[k] : (char) ('a' + (index + k) % 26);
+  text[size - 1] = '\n';
+  text[size] = '\0';
+
+  return text;
+}
+
+/* The OpenAI chunk that carries generated text, whose only character JSON
+ * escapes is the final newline.
+ */
+static GBytes *
+generated_chunk (guint index,
+                 gsize size)
+{
+  g_autofree char *text = generated_text (index, size);
+  GString *s = g_string_new (OA_HEAD "{\"content\":\"");
+
+  g_string_append_len (s, text, size - 1);
+  g_string_append (s, "\\n\"},\"finish_reason\":null}]}\n\n");
+
+  return g_string_free_to_bytes (s);
+}
+
+static GPtrArray *
+huge_expected_chunks (void)
+{
+  GPtrArray *chunks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  static const char * const ending[] = {
+    OA_HEAD "{\"content\":\"\xc3",
+    "\xa9\"},\"finish_reason\":null}]}\n\n",
+    C ("{}", "\"stop\""),
+    DONE,
+  };
+
+  g_ptr_array_add (chunks, g_bytes_new_static (R, strlen (R)));
+  for (guint i = 0; i < HUGE_DELTAS; i++)
+    g_ptr_array_add (chunks, generated_chunk (i, HUGE_DELTA_SIZE));
+  g_ptr_array_add (chunks, generated_chunk (0, HUGE_LINE_SIZE));
+  for (guint i = 0; i < G_N_ELEMENTS (ending); i++)
+    g_ptr_array_add (chunks, g_bytes_new_static (ending[i], strlen (ending[i])));
+
+  return chunks;
+}
+
+static char *
+huge_content_sha256 (void)
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree char *line = generated_text (0, HUGE_LINE_SIZE);
+
+  for (guint i = 0; i < HUGE_DELTAS; i++)
+    {
+      g_autofree char *text = generated_text (i, HUGE_DELTA_SIZE);
+
+      g_checksum_update (sum, (const guchar *) text, HUGE_DELTA_SIZE);
+    }
+  g_checksum_update (sum, (const guchar *) line, HUGE_LINE_SIZE);
+  g_checksum_update (sum, (const guchar *) "é", strlen ("é"));
+
+  return g_strdup (g_checksum_get_string (sum));
+}
+
+/* Bytes the process has from malloc, in all threads; 0 where unknown. */
+static gsize
+heap_in_use (void)
+{
+#if defined (__GLIBC__) && __GLIBC_PREREQ (2, 33)
+  struct mallinfo2 info = mallinfo2 ();
+
+  return info.uordblks + info.hblkhd;
+#else
+  return 0;
+#endif
+}
+
+/* Splits SSE on newlines and hashes each chunk's delta.content, as a
+ * client assembles the text.
+ */
+typedef struct
+{
+  GByteArray *pending;
+  JsonParser *parser;
+  GChecksum  *content;
+  guint       n_data;
+  gboolean    done;
+} SseReader;
+
+static void
+sse_reader_line (SseReader  *reader,
+                 const char *line,
+                 gsize       length)
+{
+  g_autoptr(GError) error = NULL;
+  JsonObject *choice, *delta;
+
+  if (length == 0)
+    return;
+  g_assert_true (has_prefix_len (line, length, "data: "));
+  line += strlen ("data: ");
+  length -= strlen ("data: ");
+  reader->n_data++;
+  if (length == strlen ("[DONE]") && memcmp (line, "[DONE]", length) == 0)
+    {
+      reader->done = TRUE;
+      return;
+    }
+
+  json_parser_load_from_data (reader->parser, line, length, &error);
+  g_assert_no_error (error);
+  choice = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (json_parser_get_root (reader->parser)),
+                                  "choices"), 0);
+  delta = json_object_get_object_member (choice, "delta");
+  if (json_object_has_member (delta, "content"))
+    {
+      const char *content = json_object_get_string_member (delta, "content");
+
+      g_checksum_update (reader->content, (const guchar *) content, strlen (content));
+    }
+}
+
+static void
+sse_reader_feed (SseReader    *reader,
+                 const guint8 *data,
+                 gsize         size)
+{
+  gsize scanned = reader->pending->len;
+  gsize start = 0;
+
+  g_byte_array_append (reader->pending, data, size);
+  for (gsize i = scanned; i < reader->pending->len; i++)
+    if (reader->pending->data[i] == '\n')
+      {
+        sse_reader_line (reader, (const char *) reader->pending->data + start, i - start);
+        start = i + 1;
+      }
+  g_byte_array_remove_range (reader->pending, 0, start);
+}
+
+/* 20 000 deltas of 256 bytes, one 1 MiB data: line, then é cut between
+ * two HTTP chunks. The server makes each chunk when it is due, and libsoup
+ * drops each once written, so the heap stays far below the 9 MiB of the
+ * stream: a server that rendered it all first, or kept what it wrote, would
+ * hold some 8 MiB before the 1 MiB line. The server runs ahead of the
+ * reader by what the sockets buffer, so the 1 MiB chunk may already exist.
+ */
+static void
+test_huge (void)
+{
+  SkFakeLlm *fake = sk_fake_llm_new ();
+  g_autoptr(GPtrArray) expected = huge_expected_chunks ();
+  g_autoptr(GChecksum) expected_body = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) body = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree char *expected_content = huge_content_sha256 ();
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autofree char *url = chat_url (fake, SK_FAKE_LLM_DIALECT_OPENAI);
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
+  g_autoptr(GBytes) request_body = g_bytes_new_static (CHAT_BODY, strlen (CHAT_BODY));
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RawReply) raw = NULL;
+  g_autofree guint8 *buffer = g_malloc (65536);
+  SseReader reader = { g_byte_array_new (), json_parser_new (), g_checksum_new (G_CHECKSUM_SHA256),
+                       0, FALSE };
+  gsize small_end = 0, received = 0, baseline, peak = 0;
+  gint64 start;
+  gssize n;
+
+  for (guint i = 0; i < expected->len; i++)
+    {
+      GBytes *chunk = g_ptr_array_index (expected, i);
+
+      g_checksum_update (expected_body, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
+      if (i <= HUGE_DELTAS)
+        small_end += g_bytes_get_size (chunk);
+    }
+
+  push (fake, "huge");
+  push (fake, "huge");
+
+  start = g_get_monotonic_time ();
+  soup_message_set_request_body_from_bytes (msg, "application/json", request_body);
+  baseline = heap_in_use ();
+  stream = soup_session_send (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  while ((n = g_input_stream_read (stream, buffer, 65536, NULL, &error)) > 0)
+    {
+      /* Up to the 1 MiB line, nothing big should exist anywhere. */
+      if (received < small_end)
+        peak = MAX (peak, heap_in_use ());
+      received += n;
+      g_checksum_update (body, buffer, n);
+      sse_reader_feed (&reader, buffer, n);
+    }
+  g_assert_no_error (error);
+  g_test_message ("SoupSession read the stream in %.2f s; heap grew by at most %zu KiB",
+                  (g_get_monotonic_time () - start) / 1e6,
+                  (MAX (peak, baseline) - baseline) / 1024);
+
+  g_assert_cmpstr (g_checksum_get_string (reader.content), ==, expected_content);
+  g_assert_cmpstr (g_checksum_get_string (body), ==, g_checksum_get_string (expected_body));
+  g_assert_true (reader.done);
+  /* é's two HTTP chunks carry one line. */
+  g_assert_cmpuint (reader.n_data, ==, expected->len - 1);
+  g_assert_cmpuint (reader.pending->len, ==, 0);
+  if (baseline > 0)
+    g_assert_cmpuint (MAX (peak, baseline) - baseline, <, 4 * 1024 * 1024);
+  else
+    g_test_message ("Cannot measure the heap here");
+
+  /* Every HTTP chunk, as the raw socket sees it. */
+  start = g_get_monotonic_time ();
+  raw = raw_fetch (fake, SK_FAKE_LLM_DIALECT_OPENAI);
+  g_test_message ("The raw socket read the stream in %.2f s",
+                  (g_get_monotonic_time () - start) / 1e6);
+  g_assert_true (raw->terminated);
+  g_assert_cmpuint (raw->chunks->len, ==, expected->len);
+  for (guint i = 0; i < expected->len; i++)
+    {
+      GBytes *want = g_ptr_array_index (expected, i);
+      GBytes *got = g_ptr_array_index (raw->chunks, i);
+
+      if (!g_bytes_equal (got, want))
+        g_error ("HTTP chunk %u differs", i);
+    }
+
+  g_byte_array_unref (reader.pending);
+  g_object_unref (reader.parser);
+  g_checksum_free (reader.content);
+  sk_fake_llm_free (fake);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1034,6 +1864,9 @@ main (int   argc,
       g_test_add_data_func (path, &stream_cases[i], test_stream);
     }
   g_test_add_func ("/fake-llm/split", test_split);
+  g_test_add_func ("/fake-llm/generated", test_generated);
+  g_test_add_func ("/fake-llm/whole", test_whole);
+  g_test_add_func ("/fake-llm/huge", test_huge);
   g_test_add_func ("/fake-llm/errors/rate-limit", test_rate_limit);
   g_test_add_func ("/fake-llm/errors/status", test_errors);
   g_test_add_func ("/fake-llm/dropped", test_dropped_finishes);
@@ -1041,6 +1874,7 @@ main (int   argc,
   g_test_add_func ("/fake-llm/client-hangs-up", test_client_hangs_up);
   g_test_add_func ("/fake-llm/raw-chunks", test_raw_chunks);
   g_test_add_func ("/fake-llm/models", test_models);
+  g_test_add_func ("/fake-llm/model-pages", test_model_pages);
   g_test_add_func ("/fake-llm/scenarios", test_scenarios);
 
   return g_test_run ();

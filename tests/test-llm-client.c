@@ -786,6 +786,197 @@ test_list_models_refused (void)
   sk_fake_llm_free (fake);
 }
 
+typedef struct
+{
+  const char *scenario;
+  guint       dialect;
+  const char *text;
+  const char *reasoning;
+  guint       n_calls;
+  int         error_code;
+  gint64      prompt_tokens;
+} Case;
+
+/* The scenarios of LLM_PROTOCOLS.md §7 3b, 4, 11 and 12, through the client. */
+static const Case scenario_cases[] = {
+  { "ollama-v1-index-zero", 0, "", NULL, 2, -1, -1 },
+  { "tool-call-no-index", 0, "", NULL, 2, -1, -1 },
+  { "usage-llamacpp", 0, "Hello", NULL, 0, -1, 12 },
+  { "usage-vllm", 0, "Hello", NULL, 0, -1, 12 },
+  { "usage-none", 0, "Hello", NULL, 0, -1, 0 },
+  { "framing-crlf", 0, "Hello", NULL, 0, -1, -1 },
+  { "framing-crlf", 2, "Hello", NULL, 0, -1, -1 },
+  { "framing-crlf", 1, "Hello", NULL, 0, -1, -1 },
+  { "framing-cr", 0, "Hello", NULL, 0, -1, -1 },
+  { "framing-cr", 2, "Hello", NULL, 0, -1, -1 },
+  { "framing-no-space", 0, "Hello", NULL, 0, -1, -1 },
+  { "framing-no-space", 2, "Hello", NULL, 0, -1, -1 },
+  { "framing-event-message", 0, "Hello", NULL, 0, -1, -1 },
+  { "framing-comment", 0, "Hello", NULL, 0, -1, -1 },
+  { "reasoning-content", 0, "Hello", "Let me think.", 0, -1, -1 },
+  { "reasoning", 0, "Hello", "Let me think.", 0, -1, -1 },
+  { "legacy-llamacpp-error", 0, NULL, NULL, 0, SK_LLM_ERROR_STREAM, -1 },
+  { "raw-json-error", 0, NULL, NULL, 0, SK_LLM_ERROR_STREAM, -1 },
+  { "ollama-stream-false", 1, "Hello", NULL, 0, -1, -1 },
+  { "ollama-stream-false", 0, "Hello", NULL, 0, -1, -1 },
+  { "ollama-stream-false", 2, "Hello", NULL, 0, -1, -1 },
+  { "ollama-thinking", 1, "Hello", "Let me think.", 0, -1, -1 },
+  { "anthropic-no-ping", 2, "Hello", NULL, 0, -1, -1 },
+  { "anthropic-unknown-event", 2, "Hello", NULL, 0, -1, -1 },
+  { "anthropic-empty-partial-json", 2, "", NULL, 1, -1, -1 },
+  { "anthropic-thinking", 2, "Hello", "Let me think.", 0, -1, -1 },
+};
+
+static void
+test_scenario (gconstpointer data)
+{
+  const Case *c = data;
+  SkFakeLlm *fake = sk_fake_llm_new ();
+  Call call = { 0 };
+
+  chat (fake, &dialects[c->dialect], c->scenario, &call);
+
+  if (c->error_code >= 0)
+    {
+      g_assert_error (call.error, SK_LLM_ERROR, c->error_code);
+      /* What arrived before the error is kept. */
+      g_assert_cmpstr (call.partial->text, ==, "Hello");
+      g_assert_cmpuint (sk_fake_llm_get_n_requests (fake), ==, 1);
+    }
+  else
+    {
+      g_assert_no_error (call.error);
+      g_assert_cmpstr (call.response->text, ==, c->text);
+      g_assert_cmpstr (call.response->reasoning, ==, c->reasoning);
+      g_assert_cmpuint (call.response->tool_calls->len, ==, c->n_calls);
+      if (c->n_calls == 2)
+        {
+          SkLlmToolCall *first = g_ptr_array_index (call.response->tool_calls, 0);
+          SkLlmToolCall *second = g_ptr_array_index (call.response->tool_calls, 1);
+
+          /* Not "read_fileread_file" with both arguments joined. */
+          g_assert_cmpstr (first->name, ==, "read_file");
+          g_assert_cmpstr (second->name, ==, "read_file");
+          g_assert_cmpstr (first->arguments, ==, "{\"path\":\"a.c\"}");
+          g_assert_cmpstr (second->arguments, ==, "{\"path\":\"b.c\"}");
+        }
+      if (c->n_calls == 1)
+        {
+          g_autoptr(JsonObject) arguments = NULL;
+          g_autoptr(GError) error = NULL;
+
+          arguments = sk_llm_tool_call_parse_arguments (g_ptr_array_index (call.response->tool_calls, 0), &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (json_object_get_size (arguments), ==, 0);
+        }
+      if (c->prompt_tokens == 0)
+        g_assert_false (call.response->usage.known);
+      else if (c->prompt_tokens > 0)
+        {
+          g_assert_true (call.response->usage.known);
+          g_assert_cmpuint (call.response->usage.prompt_tokens, ==, c->prompt_tokens);
+          g_assert_cmpuint (call.response->usage.completion_tokens, ==, 2);
+        }
+    }
+
+  call_clear (&call);
+  sk_fake_llm_free (fake);
+}
+
+/* Generated text as tests/fake-llm/README.md defines it. */
+static void
+append_generated (GChecksum *checksum,
+                  guint      count,
+                  gsize      size)
+{
+  g_autofree char *chunk = g_malloc (size);
+
+  for (guint i = 0; i < count; i++)
+    {
+      g_autofree char *head = g_strdup_printf ("%u ", i);
+      gsize head_length = strlen (head);
+
+      for (gsize k = 0; k < size; k++)
+        {
+          if (k < head_length)
+            chunk[k] = head[k];
+          else
+            chunk[k] = 'a' + (i + k) % 26;
+        }
+      chunk[size - 1] = '\n';
+      g_checksum_update (checksum, (const guchar *) chunk, size);
+    }
+}
+
+/* §7 10: 5 MiB in 20 000 deltas, one 1 MiB line and a character cut in two. */
+static void
+test_huge (void)
+{
+  g_autoptr(GChecksum) expected = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) seen = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) streamed = g_checksum_new (G_CHECKSUM_SHA256);
+
+  append_generated (expected, 20000, 256);
+  append_generated (expected, 1, 1048576);
+  g_checksum_update (expected, (const guchar *) "é", strlen ("é"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      Call call = { 0 };
+
+      chat (fake, &dialects[i], "huge", &call);
+      g_assert_no_error (call.error);
+      g_assert_cmpuint (strlen (call.response->text), ==, 20000 * 256 + 1048576 + 2);
+
+      g_checksum_reset (seen);
+      g_checksum_update (seen, (const guchar *) call.response->text, -1);
+      g_assert_cmpstr (g_checksum_get_string (seen), ==, g_checksum_get_string (expected));
+      /* The pieces handed out as they came add up to the same text. */
+      g_checksum_reset (streamed);
+      g_checksum_update (streamed, (const guchar *) call.text->str, call.text->len);
+      g_assert_cmpstr (g_checksum_get_string (streamed), ==, g_checksum_get_string (expected));
+
+      call_clear (&call);
+      sk_fake_llm_free (fake);
+    }
+}
+
+static void
+test_models_pages (void)
+{
+  const struct
+  {
+    const char *scenario;
+    guint dialect;
+    guint n_requests;
+    const char * const *models;
+  } listings[] = {
+    { "anthropic-models-two-pages", 2, 2,
+      SK_TEST_STRV ("claude-3-5-haiku-20241022", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514") },
+    { "models-llamacpp", 0, 1, SK_TEST_STRV ("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (listings); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[listings[i].dialect]);
+      g_autoptr(GError) error = NULL;
+      ListCall call = { 0 };
+
+      sk_fake_llm_push (fake, listings[i].scenario, &error);
+      g_assert_no_error (error);
+      sk_llm_client_list_models_async (client, NULL, list_cb, &call);
+      SK_TEST_WAIT_UNTIL (call.done, 10000);
+      g_assert_no_error (call.error);
+      g_assert_cmpstrv (call.models, listings[i].models);
+      g_assert_cmpuint (sk_fake_llm_get_n_requests (fake), ==, listings[i].n_requests);
+
+      g_strfreev (call.models);
+      sk_fake_llm_free (fake);
+    }
+}
+
 /* The stream parser alone, fed one byte at a time. */
 static void
 test_stream_byte_by_byte (void)
@@ -893,6 +1084,15 @@ main (int   argc,
   g_test_add_func ("/llm-client/models-refused", test_list_models_refused);
   g_test_add_func ("/llm-client/stream/byte-by-byte", test_stream_byte_by_byte);
   g_test_add_func ("/llm-client/stream/errors", test_stream_errors);
+  g_test_add_func ("/llm-client/huge", test_huge);
+  g_test_add_func ("/llm-client/models-pages", test_models_pages);
+  for (guint i = 0; i < G_N_ELEMENTS (scenario_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/llm-client/scenario/%s/%s", scenario_cases[i].scenario,
+                                               dialects[scenario_cases[i].dialect].name);
+
+      g_test_add_data_func (path, &scenario_cases[i], test_scenario);
+    }
 
   return g_test_run ();
 }

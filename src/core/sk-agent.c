@@ -578,6 +578,20 @@ chat_cb (GObject      *object,
 }
 
 static void
+llm_event_cb (SkLlmEvent  event,
+              const char *text,
+              gpointer    user_data)
+{
+  SkAgent *self = user_data;
+
+  /* Text arrives piece by piece and is reported once a reply is whole;
+   * a retry is worth telling at once, since it can take a while.
+   */
+  if (event == SK_LLM_EVENT_RETRY)
+    progress (self, text);
+}
+
+static void
 agent_step (SkAgent *self)
 {
   if (g_cancellable_is_cancelled (g_task_get_cancellable (self->task)))
@@ -603,7 +617,7 @@ agent_step (SkAgent *self)
 
   sk_llm_client_chat_async (self->client, self->system, self->messages,
                             self->text_tools ? NULL : self->definitions,
-                            NULL, NULL, g_task_get_cancellable (self->task),
+                            llm_event_cb, self, g_task_get_cancellable (self->task),
                             chat_cb, g_object_ref (self));
 }
 

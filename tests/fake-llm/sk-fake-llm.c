@@ -25,23 +25,54 @@ typedef enum
   PART_PING,
   PART_MALFORMED,
   PART_ERROR,
+  PART_THINKING,
+  PART_RAW,
+  PART_GENERATED,
 } PartKind;
+
+/* A tool call's index key: its position among the calls, or none at all. */
+#define INDEX_POSITION -1
+#define INDEX_OMITTED -2
 
 typedef struct
 {
   PartKind  kind;
-  char     *text;       /* text, malformed text, error message */
+  char     *text;       /* text, thinking, ping comment, malformed text, error message */
+  char     *signature;  /* thinking */
+  GBytes   *raw;
   char     *id;
   char     *name;
   GStrv     fragments;
+  gint      index;      /* a tool call's index, or INDEX_POSITION, INDEX_OMITTED */
+  gboolean  whole;      /* a tool call's arguments all in its first chunk */
+  guint     count;      /* generated */
+  gsize     size;
+  GStrv     split_inside;
   gint      delay_ms;   /* -1: the response's delay */
 } Part;
 
+/* A chunk of the stream, or a run of @count generated chunks, each made on
+ * demand from @data, generated text and @suffix, so that a huge stream is
+ * never held in memory whole.
+ */
 typedef struct
 {
   GBytes *data;
   guint   delay_ms;
+  GBytes *suffix;
+  guint   count;
+  gsize   size;
+  guint   run_delay_ms; /* before each chunk of a run but the first */
 } Chunk;
+
+typedef enum
+{
+  USAGE_DEFAULT,
+  USAGE_OPENAI,
+  USAGE_LLAMACPP,
+  USAGE_VLLM,
+  USAGE_NONE,
+} UsageStyle;
 
 typedef struct
 {
@@ -53,6 +84,7 @@ typedef struct
 
   GBytes    *body;          /* a whole body, or */
   GPtrArray *chunks;        /* raw chunks, or */
+  GStrv      models;        /* a model list, or */
   GPtrArray *parts;         /* parts rendered in the request's dialect */
 
   gboolean   has_error;
@@ -62,11 +94,21 @@ typedef struct
   char      *error_ollama_message;
   char      *error_anthropic_type;
 
+  guint      page_size;
+
   char      *model;
   char      *finish_reason;
   gboolean   has_usage;
   gint64     prompt_tokens;
   gint64     completion_tokens;
+  UsageStyle usage_style;
+  char      *reasoning_field;
+  gboolean   stream;
+  gboolean   ending;
+
+  char      *line_ending;
+  gboolean   sse_space;
+  char      *sse_event;
 
   guint      delay_ms;
   gsize      split_every;
@@ -81,6 +123,7 @@ typedef struct
   SoupServerMessage *msg;
   GPtrArray         *chunks;
   guint              next;
+  guint              next_in_run;
   gboolean           drop;
   gboolean           completed;
   GSource           *source;
@@ -120,7 +163,12 @@ static const char * const builtin_names[] = {
   "tool-call-fragments",
   "tool-call-fragments-split",
   "multiple-tool-calls",
+  "ollama-v1-index-zero",
+  "tool-call-no-index",
   "usage-chunk",
+  "usage-llamacpp",
+  "usage-vllm",
+  "usage-none",
   "rate-limit-then-success",
   "rate-limit-retry-after-ms",
   "insufficient-quota",
@@ -134,6 +182,24 @@ static const char * const builtin_names[] = {
   "mid-stream-error",
   "slow-stream",
   "silent-stream",
+  "huge",
+  "framing-crlf",
+  "framing-cr",
+  "framing-no-space",
+  "framing-event-message",
+  "framing-comment",
+  "reasoning-content",
+  "reasoning",
+  "legacy-llamacpp-error",
+  "raw-json-error",
+  "ollama-stream-false",
+  "ollama-thinking",
+  "anthropic-no-ping",
+  "anthropic-unknown-event",
+  "anthropic-empty-partial-json",
+  "anthropic-thinking",
+  "anthropic-models-two-pages",
+  "models-llamacpp",
   NULL
 };
 
@@ -179,9 +245,12 @@ part_free (gpointer data)
   Part *part = data;
 
   g_free (part->text);
+  g_free (part->signature);
+  g_clear_pointer (&part->raw, g_bytes_unref);
   g_free (part->id);
   g_free (part->name);
   g_strfreev (part->fragments);
+  g_strfreev (part->split_inside);
   g_free (part);
 }
 
@@ -191,6 +260,7 @@ chunk_free (gpointer data)
   Chunk *chunk = data;
 
   g_bytes_unref (chunk->data);
+  g_clear_pointer (&chunk->suffix, g_bytes_unref);
   g_free (chunk);
 }
 
@@ -217,6 +287,7 @@ response_free (gpointer data)
   g_free (r->content_type);
   g_clear_pointer (&r->body, g_bytes_unref);
   g_clear_pointer (&r->chunks, g_ptr_array_unref);
+  g_strfreev (r->models);
   g_clear_pointer (&r->parts, g_ptr_array_unref);
   g_free (r->error_message);
   g_free (r->error_type);
@@ -225,6 +296,9 @@ response_free (gpointer data)
   g_free (r->error_anthropic_type);
   g_free (r->model);
   g_free (r->finish_reason);
+  g_free (r->reasoning_field);
+  g_free (r->line_ending);
+  g_free (r->sse_event);
   g_clear_pointer (&r->split_at, g_array_unref);
   g_strfreev (r->split_inside);
   g_free (r);
@@ -232,10 +306,9 @@ response_free (gpointer data)
 
 /* JSON string escaping as compact JSON servers write it: UTF-8 stays as is. */
 static void
-append_json_string (GString    *out,
-                    const char *text)
+append_json_chars (GString    *out,
+                   const char *text)
 {
-  g_string_append_c (out, '"');
   for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
     {
       switch (*p)
@@ -262,7 +335,49 @@ append_json_string (GString    *out,
             g_string_append_c (out, *p);
         }
     }
+}
+
+static void
+append_json_string (GString    *out,
+                    const char *text)
+{
   g_string_append_c (out, '"');
+  append_json_chars (out, text);
+  g_string_append_c (out, '"');
+}
+
+/* The text of chunk @index of a generated part: @index in decimal and a
+ * space, then lower-case letters cycling from 'a' + (@index + k) % 26 at
+ * byte k, and a newline as the last of @size bytes. The test checks the
+ * README's wording of this, so keep them in step. With @json the newline
+ * is written as the escape "\n", the only one the text needs.
+ */
+static void
+write_generated_text (char     *out,
+                      guint     index,
+                      gsize     size,
+                      gboolean  json)
+{
+  char number[16];
+  gsize n = g_snprintf (number, sizeof number, "%u ", index);
+
+  for (gsize k = 0; k + 1 < size; k++)
+    out[k] = k < n ? number[k] : (char) ('a' + (index + k) % 26);
+  if (json)
+    memcpy (out + size - 1, "\\n", 2);
+  else
+    out[size - 1] = '\n';
+}
+
+static void
+append_generated_text (GString *out,
+                       guint    index,
+                       gsize    size)
+{
+  gsize start = out->len;
+
+  g_string_set_size (out, start + size);
+  write_generated_text (out->str + start, index, size, FALSE);
 }
 
 static char *
@@ -278,17 +393,110 @@ substitute_model (const char *text,
 
 typedef struct
 {
-  const Response *r;
-  const char     *model;
-  GPtrArray      *events;
-  gint            pending_delay;
-  guint           tail_start;
+  const Response   *r;
+  SkFakeLlmDialect  dialect;
+  const char       *model;
+  GPtrArray        *events;
+  gint              pending_delay;
+  guint             tail_start;
+  GStrv             split_inside;   /* of the part being rendered */
 } Out;
 
-static void
-emit (Out     *out,
-      GString *text)
+/* Where a generated run's text goes in the chunk rendered around it: the
+ * JSON escape of a control character no other text brings.
+ */
+#define RUN_TEXT "\001"
+#define RUN_MARK "\\u0001"
+
+static gboolean
+has_prefix (const char *text,
+            gsize       length,
+            const char *prefix)
 {
+  gsize prefix_length = strlen (prefix);
+
+  return length >= prefix_length && memcmp (text, prefix, prefix_length) == 0;
+}
+
+static gboolean
+needs_framing (const Response *r)
+{
+  return !g_str_equal (r->line_ending, "\n") || !r->sse_space || r->sse_event != NULL;
+}
+
+/* Applies the response's framing options to rendered text: the line ending,
+ * "event:" lines before each "data:" line, and the space after SSE field
+ * names. JSON payloads are compact, so every newline ends a line.
+ */
+static GString *
+frame (const Out  *out,
+       const char *text,
+       gsize       length,
+       gboolean    line_start)
+{
+  static const char * const fields[] = { "data: ", "event: " };
+  const Response *r = out->r;
+  gboolean sse = out->dialect != SK_FAKE_LLM_DIALECT_OLLAMA;
+  GString *s = g_string_sized_new (length + 32);
+  gsize i = 0;
+
+  while (i < length)
+    {
+      if (line_start && sse)
+        {
+          if (r->sse_event != NULL && out->dialect != SK_FAKE_LLM_DIALECT_ANTHROPIC &&
+              has_prefix (text + i, length - i, "data:"))
+            g_string_append_printf (s, "event:%s%s%s", r->sse_space ? " " : "", r->sse_event,
+                                    r->line_ending);
+          for (guint f = 0; !r->sse_space && f < G_N_ELEMENTS (fields); f++)
+            if (has_prefix (text + i, length - i, fields[f]))
+              {
+                g_string_append_len (s, fields[f], strlen (fields[f]) - 1);
+                i += strlen (fields[f]);
+                break;
+              }
+        }
+      line_start = FALSE;
+      if (i >= length)
+        break;
+      if (text[i] == '\n')
+        {
+          g_string_append (s, r->line_ending);
+          line_start = TRUE;
+        }
+      else
+        {
+          g_string_append_c (s, text[i]);
+        }
+      i++;
+    }
+
+  return s;
+}
+
+static guint
+take_delay (Out *out)
+{
+  guint delay;
+
+  if (out->pending_delay >= 0)
+    delay = out->pending_delay;
+  else
+    delay = out->events->len > 0 ? out->r->delay_ms : 0;
+  out->pending_delay = -1;
+
+  return delay;
+}
+
+/* Adds @text as it is, cut after the first byte of each of the part's
+ * split_inside strings; the pieces after the first wait the response's delay.
+ */
+static void
+emit_verbatim (Out     *out,
+               GString *text)
+{
+  g_autoptr(GArray) cuts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  gsize start = 0;
   guint delay;
 
   if (text->len == 0)
@@ -297,13 +505,125 @@ emit (Out     *out,
       return;
     }
 
-  if (out->pending_delay >= 0)
-    delay = out->pending_delay;
-  else
-    delay = out->events->len > 0 ? out->r->delay_ms : 0;
-  out->pending_delay = -1;
+  delay = take_delay (out);
+  for (gsize at = 0; out->split_inside != NULL && at < text->len; at++)
+    for (guint i = 0; out->split_inside[i] != NULL; i++)
+      if (out->split_inside[i][0] != '\0' &&
+          has_prefix (text->str + at, text->len - at, out->split_inside[i]) && at + 1 < text->len)
+        {
+          gsize cut = at + 1;
 
-  g_ptr_array_add (out->events, chunk_new (g_string_free_to_bytes (text), delay));
+          g_array_append_val (cuts, cut);
+          break;
+        }
+
+  for (guint i = 0; i < cuts->len; i++)
+    {
+      gsize cut = g_array_index (cuts, gsize, i);
+
+      g_ptr_array_add (out->events, chunk_new (g_bytes_new (text->str + start, cut - start),
+                                               start == 0 ? delay : out->r->delay_ms));
+      start = cut;
+    }
+  if (start == 0)
+    {
+      g_ptr_array_add (out->events, chunk_new (g_string_free_to_bytes (text), delay));
+      return;
+    }
+  g_ptr_array_add (out->events, chunk_new (g_bytes_new (text->str + start, text->len - start),
+                                           out->r->delay_ms));
+  g_string_free (text, TRUE);
+}
+
+static void
+emit (Out     *out,
+      GString *text)
+{
+  if (needs_framing (out->r) && text->len > 0)
+    {
+      GString *framed = frame (out, text->str, text->len, TRUE);
+
+      g_string_free (text, TRUE);
+      text = framed;
+    }
+  emit_verbatim (out, text);
+}
+
+/* Adds a run of generated chunks; @rendered is one of them with RUN_MARK
+ * where the text goes.
+ */
+static void
+emit_run (Out        *out,
+          const Part *part,
+          GString    *rendered)
+{
+  const char *mark = strstr (rendered->str, RUN_MARK);
+  gsize prefix_length, suffix_start;
+  GString *prefix, *suffix;
+  Chunk *chunk;
+
+  g_assert (mark != NULL);
+  prefix_length = mark - rendered->str;
+  suffix_start = prefix_length + strlen (RUN_MARK);
+
+  if (part->count == 0)
+    {
+      g_string_free (rendered, TRUE);
+      return;
+    }
+
+  if (needs_framing (out->r))
+    {
+      prefix = frame (out, rendered->str, prefix_length, TRUE);
+      suffix = frame (out, rendered->str + suffix_start, rendered->len - suffix_start, FALSE);
+    }
+  else
+    {
+      prefix = g_string_new_len (rendered->str, prefix_length);
+      suffix = g_string_new_len (rendered->str + suffix_start, rendered->len - suffix_start);
+    }
+  g_string_free (rendered, TRUE);
+
+  chunk = chunk_new (g_string_free_to_bytes (prefix), take_delay (out));
+  chunk->suffix = g_string_free_to_bytes (suffix);
+  chunk->count = part->count;
+  chunk->size = part->size;
+  chunk->run_delay_ms = part->delay_ms >= 0 ? (guint) part->delay_ms : out->r->delay_ms;
+  g_ptr_array_add (out->events, chunk);
+}
+
+/* The bytes of chunk @index of @chunk (0 unless it is a run). A run's
+ * chunk is made to measure, as it may be large.
+ */
+static GBytes *
+chunk_dup_bytes (const Chunk *chunk,
+                 guint        index)
+{
+  gsize prefix_size, suffix_size;
+  const guint8 *prefix, *suffix;
+  char *bytes;
+
+  if (chunk->count == 0)
+    return g_bytes_ref (chunk->data);
+
+  prefix = g_bytes_get_data (chunk->data, &prefix_size);
+  suffix = g_bytes_get_data (chunk->suffix, &suffix_size);
+  bytes = g_malloc (prefix_size + chunk->size + 1 + suffix_size);
+  memcpy (bytes, prefix, prefix_size);
+  write_generated_text (bytes + prefix_size, index, chunk->size, TRUE);
+  memcpy (bytes + prefix_size + chunk->size + 1, suffix, suffix_size);
+
+  return g_bytes_new_take (bytes, prefix_size + chunk->size + 1 + suffix_size);
+}
+
+static gboolean
+has_tool_call (const Response *r)
+{
+  for (guint i = 0; i < r->parts->len; i++)
+    if (((Part *) g_ptr_array_index (r->parts, i))->kind == PART_TOOL_CALL)
+      return TRUE;
+
+  return FALSE;
 }
 
 static const char *
@@ -312,11 +632,31 @@ finish_reason_of (const Response *r)
   if (r->finish_reason != NULL)
     return r->finish_reason;
 
-  for (guint i = 0; i < r->parts->len; i++)
-    if (((Part *) g_ptr_array_index (r->parts, i))->kind == PART_TOOL_CALL)
-      return "tool_calls";
+  return has_tool_call (r) ? "tool_calls" : "stop";
+}
 
-  return "stop";
+/* Native Ollama reports "stop" even when the model called tools. */
+static const char *
+ollama_done_reason (const Response *r)
+{
+  const char *finish = finish_reason_of (r);
+
+  return g_str_equal (finish, "tool_calls") ? "stop" : finish;
+}
+
+static const char *
+anthropic_stop_reason (const Response *r)
+{
+  const char *finish = finish_reason_of (r);
+
+  if (g_str_equal (finish, "stop"))
+    return "end_turn";
+  if (g_str_equal (finish, "tool_calls"))
+    return "tool_use";
+  if (g_str_equal (finish, "length"))
+    return "max_tokens";
+
+  return finish;
 }
 
 static void
@@ -336,10 +676,43 @@ usage_of (const Response *r,
     }
 }
 
+/* The usage object, in the key order of the server the style imitates;
+ * llama.cpp adds its timings after it.
+ */
+static void
+append_openai_usage (GString        *s,
+                     const Response *r)
+{
+  gint64 prompt, completion;
+
+  usage_of (r, &prompt, &completion);
+  if (r->usage_style == USAGE_LLAMACPP)
+    {
+      g_string_append_printf (s, "\"usage\":{\"completion_tokens\":%" G_GINT64_FORMAT
+                              ",\"prompt_tokens\":%" G_GINT64_FORMAT
+                              ",\"total_tokens\":%" G_GINT64_FORMAT "},"
+                              "\"timings\":{\"prompt_n\":%" G_GINT64_FORMAT
+                              ",\"prompt_ms\":%" G_GINT64_FORMAT ".0"
+                              ",\"prompt_per_token_ms\":2.0,\"prompt_per_second\":500.0"
+                              ",\"predicted_n\":%" G_GINT64_FORMAT
+                              ",\"predicted_ms\":%" G_GINT64_FORMAT ".0"
+                              ",\"predicted_per_token_ms\":10.0,\"predicted_per_second\":100.0}",
+                              completion, prompt, prompt + completion,
+                              prompt, 2 * prompt, completion, 10 * completion);
+      return;
+    }
+
+  g_string_append_printf (s, "\"usage\":{\"prompt_tokens\":%" G_GINT64_FORMAT
+                          ",\"completion_tokens\":%" G_GINT64_FORMAT
+                          ",\"total_tokens\":%" G_GINT64_FORMAT "}",
+                          prompt, completion, prompt + completion);
+}
+
 static GString *
-openai_chunk (Out        *out,
-              const char *delta,
-              const char *finish)
+openai_chunk_full (Out        *out,
+                   const char *delta,
+                   const char *finish,
+                   gboolean    with_usage)
 {
   GString *s = g_string_new ("data: {\"id\":\"chatcmpl-T\",\"object\":\"chat.completion.chunk\","
                              "\"created\":" G_STRINGIFY (FAKE_CREATED) ",\"model\":");
@@ -351,11 +724,53 @@ openai_chunk (Out        *out,
   else
     g_string_append (s, "null");
   g_string_append (s, "}]");
-  if (out->r->has_usage)
-    g_string_append (s, ",\"usage\":null");
+  if (with_usage)
+    {
+      g_string_append_c (s, ',');
+      append_openai_usage (s, out->r);
+    }
+  else if (out->r->usage_style == USAGE_OPENAI)
+    {
+      g_string_append (s, ",\"usage\":null");
+    }
   g_string_append (s, "}\n\n");
 
   return s;
+}
+
+static GString *
+openai_chunk (Out        *out,
+              const char *delta,
+              const char *finish)
+{
+  return openai_chunk_full (out, delta, finish, FALSE);
+}
+
+/* A chunk whose delta has one string field. */
+static GString *
+openai_field_chunk (Out        *out,
+                    const char *field,
+                    const char *text)
+{
+  g_autoptr(GString) delta = g_string_new ("{");
+
+  append_json_string (delta, field);
+  g_string_append_c (delta, ':');
+  append_json_string (delta, text);
+  g_string_append_c (delta, '}');
+
+  return openai_chunk (out, delta->str, NULL);
+}
+
+static void
+append_tool_index (GString    *s,
+                   const Part *part,
+                   guint       position)
+{
+  if (part->index == INDEX_OMITTED)
+    return;
+  g_string_append_printf (s, "\"index\":%d,",
+                          part->index == INDEX_POSITION ? (gint) position : part->index);
 }
 
 static void
@@ -364,16 +779,18 @@ render_openai (Out *out)
   const Response *r = out->r;
   gboolean role_sent = FALSE;
   guint n_tools = 0;
-  gint64 prompt, completion;
 
   for (guint i = 0; i < r->parts->len; i++)
     {
       Part *part = g_ptr_array_index (r->parts, i);
       g_autoptr(GString) delta = g_string_new (NULL);
+      g_autofree char *arguments = NULL;
 
       out->pending_delay = part->delay_ms;
+      out->split_inside = part->split_inside;
 
-      if (!role_sent && (part->kind == PART_TEXT || part->kind == PART_MALFORMED))
+      if (!role_sent && (part->kind == PART_TEXT || part->kind == PART_MALFORMED ||
+                         part->kind == PART_THINKING || part->kind == PART_GENERATED))
         {
           emit (out, openai_chunk (out, "{\"role\":\"assistant\",\"content\":\"\"}", NULL));
           role_sent = TRUE;
@@ -382,14 +799,25 @@ render_openai (Out *out)
       switch (part->kind)
         {
         case PART_PING:
-          emit (out, g_string_new (": ping\n\n"));
+          g_string_printf (delta, ": %s\n\n", part->text);
+          emit (out, g_string_new (delta->str));
           break;
 
         case PART_TEXT:
-          g_string_append (delta, "{\"content\":");
-          append_json_string (delta, part->text);
-          g_string_append_c (delta, '}');
-          emit (out, openai_chunk (out, delta->str, NULL));
+          emit (out, openai_field_chunk (out, "content", part->text));
+          break;
+
+        case PART_GENERATED:
+          emit_run (out, part, openai_field_chunk (out, "content", RUN_TEXT));
+          break;
+
+        case PART_THINKING:
+          emit (out, openai_field_chunk (out, r->reasoning_field, part->text));
+          break;
+
+        case PART_RAW:
+          emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
+                                                g_bytes_get_size (part->raw)));
           break;
 
         case PART_TOOL_CALL:
@@ -397,17 +825,23 @@ render_openai (Out *out)
           if (!role_sent)
             g_string_append (delta, "\"role\":\"assistant\",\"content\":null,");
           role_sent = TRUE;
-          g_string_append_printf (delta, "\"tool_calls\":[{\"index\":%u,\"id\":", n_tools);
+          g_string_append (delta, "\"tool_calls\":[{");
+          append_tool_index (delta, part, n_tools);
+          g_string_append (delta, "\"id\":");
           append_json_string (delta, part->id);
           g_string_append (delta, ",\"type\":\"function\",\"function\":{\"name\":");
           append_json_string (delta, part->name);
-          g_string_append (delta, ",\"arguments\":\"\"}}]}");
+          g_string_append (delta, ",\"arguments\":");
+          arguments = g_strjoinv ("", part->fragments);
+          append_json_string (delta, part->whole ? arguments : "");
+          g_string_append (delta, "}}]}");
           emit (out, openai_chunk (out, delta->str, NULL));
 
-          for (guint j = 0; part->fragments[j] != NULL; j++)
+          for (guint j = 0; !part->whole && part->fragments[j] != NULL; j++)
             {
-              g_string_printf (delta, "{\"tool_calls\":[{\"index\":%u,\"function\":{\"arguments\":",
-                               n_tools);
+              g_string_assign (delta, "{\"tool_calls\":[{");
+              append_tool_index (delta, part, n_tools);
+              g_string_append (delta, "\"function\":{\"arguments\":");
               append_json_string (delta, part->fragments[j]);
               g_string_append (delta, "}}]}");
               emit (out, openai_chunk (out, delta->str, NULL));
@@ -438,21 +872,22 @@ render_openai (Out *out)
 
   out->tail_start = out->events->len;
   out->pending_delay = -1;
+  out->split_inside = NULL;
   if (!role_sent)
     emit (out, openai_chunk (out, "{\"role\":\"assistant\",\"content\":\"\"}", NULL));
-  emit (out, openai_chunk (out, "{}", finish_reason_of (r)));
-  if (r->has_usage)
+  emit (out, openai_chunk_full (out, "{}", finish_reason_of (r),
+                                r->usage_style == USAGE_LLAMACPP));
+  if (r->usage_style == USAGE_OPENAI || r->usage_style == USAGE_VLLM)
     {
       GString *s = g_string_new ("data: {\"id\":\"chatcmpl-T\","
                                  "\"object\":\"chat.completion.chunk\","
                                  "\"created\":" G_STRINGIFY (FAKE_CREATED) ",\"model\":");
 
-      usage_of (r, &prompt, &completion);
       append_json_string (s, out->model);
-      g_string_append_printf (s, ",\"choices\":[],\"usage\":{\"prompt_tokens\":%" G_GINT64_FORMAT
-                              ",\"completion_tokens\":%" G_GINT64_FORMAT
-                              ",\"total_tokens\":%" G_GINT64_FORMAT "}}\n\n",
-                              prompt, completion, prompt + completion);
+      /* vLLM has sent the usage chunk with null choices instead of []. */
+      g_string_append (s, r->usage_style == USAGE_VLLM ? ",\"choices\":null," : ",\"choices\":[],");
+      append_openai_usage (s, r);
+      g_string_append (s, "}\n\n");
       emit (out, s);
     }
   emit (out, g_string_new ("data: [DONE]\n\n"));
@@ -470,12 +905,46 @@ ollama_line_start (Out *out)
   return s;
 }
 
+static GString *
+ollama_text_line (Out        *out,
+                  const char *field,
+                  const char *text)
+{
+  GString *s = ollama_line_start (out);
+
+  /* Ollama streams an empty content while the model thinks. */
+  if (!g_str_equal (field, "content"))
+    g_string_append (s, "\"content\":\"\",");
+  append_json_string (s, field);
+  g_string_append_c (s, ':');
+  append_json_string (s, text);
+  g_string_append (s, "},\"done\":false}\n");
+
+  return s;
+}
+
+/* The fields after "done_reason" on Ollama's last line. */
+static void
+append_ollama_counts (GString        *s,
+                      const Response *r)
+{
+  gint64 prompt, completion;
+
+  if (r->usage_style == USAGE_NONE)
+    return;
+
+  usage_of (r, &prompt, &completion);
+  g_string_append_printf (s, ",\"total_duration\":123456789,\"load_duration\":1234567,"
+                          "\"prompt_eval_count\":%" G_GINT64_FORMAT ","
+                          "\"prompt_eval_duration\":2345678,"
+                          "\"eval_count\":%" G_GINT64_FORMAT ",\"eval_duration\":3456789",
+                          prompt, completion);
+}
+
 static void
 render_ollama (Out *out)
 {
   const Response *r = out->r;
-  const char *finish = finish_reason_of (r);
-  gint64 prompt, completion;
   gint carried = -1;
   GString *s;
 
@@ -485,6 +954,7 @@ render_ollama (Out *out)
       g_autofree char *arguments = NULL;
 
       out->pending_delay = part->delay_ms;
+      out->split_inside = part->split_inside;
       if (carried >= 0 && part->kind != PART_PING)
         {
           out->pending_delay = carried + MAX (part->delay_ms, 0);
@@ -499,11 +969,20 @@ render_ollama (Out *out)
           break;
 
         case PART_TEXT:
-          s = ollama_line_start (out);
-          g_string_append (s, "\"content\":");
-          append_json_string (s, part->text);
-          g_string_append (s, "},\"done\":false}\n");
-          emit (out, s);
+          emit (out, ollama_text_line (out, "content", part->text));
+          break;
+
+        case PART_GENERATED:
+          emit_run (out, part, ollama_text_line (out, "content", RUN_TEXT));
+          break;
+
+        case PART_THINKING:
+          emit (out, ollama_text_line (out, "thinking", part->text));
+          break;
+
+        case PART_RAW:
+          emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
+                                                g_bytes_get_size (part->raw)));
           break;
 
         case PART_TOOL_CALL:
@@ -540,18 +1019,12 @@ render_ollama (Out *out)
 
   out->tail_start = out->events->len;
   out->pending_delay = carried;
-  usage_of (r, &prompt, &completion);
-  /* Native Ollama reports "stop" even when the model called tools. */
-  if (g_str_equal (finish, "tool_calls"))
-    finish = "stop";
+  out->split_inside = NULL;
   s = ollama_line_start (out);
   g_string_append (s, "\"content\":\"\"},\"done\":true,\"done_reason\":");
-  append_json_string (s, finish);
-  g_string_append_printf (s, ",\"total_duration\":123456789,\"load_duration\":1234567,"
-                          "\"prompt_eval_count\":%" G_GINT64_FORMAT ","
-                          "\"prompt_eval_duration\":2345678,"
-                          "\"eval_count\":%" G_GINT64_FORMAT ",\"eval_duration\":3456789}\n",
-                          prompt, completion);
+  append_json_string (s, ollama_done_reason (r));
+  append_ollama_counts (s, r);
+  g_string_append (s, "}\n");
   emit (out, s);
 }
 
@@ -566,11 +1039,26 @@ anthropic_event (const char *type,
   return s;
 }
 
+static GString *
+anthropic_delta (gint        index,
+                 const char *type,
+                 const char *field,
+                 const char *text)
+{
+  g_autoptr(GString) data = g_string_new (NULL);
+
+  g_string_printf (data, "{\"type\":\"content_block_delta\",\"index\":%d,"
+                   "\"delta\":{\"type\":\"%s\",\"%s\":", index, type, field);
+  append_json_string (data, text);
+  g_string_append (data, "}}");
+
+  return anthropic_event ("content_block_delta", data->str);
+}
+
 static void
 render_anthropic (Out *out)
 {
   const Response *r = out->r;
-  const char *finish = finish_reason_of (r);
   g_autoptr(GString) data = g_string_new (NULL);
   gint64 prompt, completion;
   gint open_index = -1;
@@ -591,13 +1079,20 @@ render_anthropic (Out *out)
   for (guint i = 0; i < r->parts->len; i++)
     {
       Part *part = g_ptr_array_index (r->parts, i);
-      PartKind block_kind = part->kind == PART_TOOL_CALL ? PART_TOOL_CALL : PART_TEXT;
+      PartKind block_kind;
 
       out->pending_delay = part->delay_ms;
+      out->split_inside = part->split_inside;
 
       if (part->kind == PART_PING)
         {
           emit (out, anthropic_event ("ping", "{\"type\":\"ping\"}"));
+          continue;
+        }
+      if (part->kind == PART_RAW)
+        {
+          emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
+                                                g_bytes_get_size (part->raw)));
           continue;
         }
       if (part->kind == PART_ERROR)
@@ -611,8 +1106,12 @@ render_anthropic (Out *out)
           return;
         }
 
-      /* Each tool call gets a block of its own; text continues an open text block. */
-      if (open_index >= 0 && (block_kind == PART_TOOL_CALL || open_kind != PART_TEXT))
+      /* Each tool call gets a block of its own; text and thinking continue
+       * an open block of their kind.
+       */
+      block_kind = part->kind == PART_MALFORMED || part->kind == PART_GENERATED ?
+                   PART_TEXT : part->kind;
+      if (open_index >= 0 && (block_kind == PART_TOOL_CALL || open_kind != block_kind))
         {
           g_string_printf (data, "{\"type\":\"content_block_stop\",\"index\":%d}", open_index);
           emit (out, anthropic_event ("content_block_stop", data->str));
@@ -628,6 +1127,10 @@ render_anthropic (Out *out)
             {
               g_string_append (data, "{\"type\":\"text\",\"text\":\"\"}}");
             }
+          else if (block_kind == PART_THINKING)
+            {
+              g_string_append (data, "{\"type\":\"thinking\",\"thinking\":\"\"}}");
+            }
           else
             {
               g_string_append (data, "{\"type\":\"tool_use\",\"id\":");
@@ -639,48 +1142,294 @@ render_anthropic (Out *out)
           emit (out, anthropic_event ("content_block_start", data->str));
         }
 
-      if (part->kind == PART_TOOL_CALL)
+      switch (part->kind)
         {
+        case PART_TOOL_CALL:
           for (guint j = 0; part->fragments[j] != NULL; j++)
-            {
-              g_string_printf (data, "{\"type\":\"content_block_delta\",\"index\":%d,"
-                               "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":",
-                               open_index);
-              append_json_string (data, part->fragments[j]);
-              g_string_append (data, "}}");
-              emit (out, anthropic_event ("content_block_delta", data->str));
-            }
-        }
-      else
-        {
+            emit (out, anthropic_delta (open_index, "input_json_delta", "partial_json",
+                                        part->fragments[j]));
+          break;
+
+        case PART_THINKING:
+          emit (out, anthropic_delta (open_index, "thinking_delta", "thinking", part->text));
+          if (part->signature != NULL)
+            emit (out, anthropic_delta (open_index, "signature_delta", "signature",
+                                        part->signature));
+          break;
+
+        case PART_GENERATED:
+          emit_run (out, part, anthropic_delta (open_index, "text_delta", "text", RUN_TEXT));
+          break;
+
+        case PART_MALFORMED:
           g_string_printf (data, "{\"type\":\"content_block_delta\",\"index\":%d,"
                            "\"delta\":{\"type\":\"text_delta\",\"text\":", open_index);
           append_json_string (data, part->text);
           /* A malformed delta lacks its last brace. */
-          g_string_append (data, part->kind == PART_MALFORMED ? "}" : "}}");
+          g_string_append_c (data, '}');
           emit (out, anthropic_event ("content_block_delta", data->str));
+          break;
+
+        case PART_TEXT:
+          emit (out, anthropic_delta (open_index, "text_delta", "text", part->text));
+          break;
+
+        case PART_PING:
+        case PART_RAW:
+        case PART_ERROR:
+        default:
+          g_assert_not_reached ();
         }
     }
 
   out->tail_start = out->events->len;
   out->pending_delay = -1;
+  out->split_inside = NULL;
   if (open_index >= 0)
     {
       g_string_printf (data, "{\"type\":\"content_block_stop\",\"index\":%d}", open_index);
       emit (out, anthropic_event ("content_block_stop", data->str));
     }
-  if (g_str_equal (finish, "stop"))
-    finish = "end_turn";
-  else if (g_str_equal (finish, "tool_calls"))
-    finish = "tool_use";
-  else if (g_str_equal (finish, "length"))
-    finish = "max_tokens";
   g_string_assign (data, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":");
-  append_json_string (data, finish);
+  append_json_string (data, anthropic_stop_reason (r));
   g_string_append_printf (data, ",\"stop_sequence\":null},\"usage\":{\"output_tokens\":%"
                           G_GINT64_FORMAT "}}", completion);
   emit (out, anthropic_event ("message_delta", data->str));
   emit (out, anthropic_event ("message_stop", "{\"type\":\"message_stop\"}"));
+}
+
+/* A non-streamed answer: the parts gathered into blocks, as the Anthropic
+ * content array has them; OpenAI and Ollama join the blocks of each kind.
+ */
+typedef struct
+{
+  PartKind    kind;
+  GString    *text;
+  const char *signature;
+  const Part *tool;
+} Block;
+
+static void
+block_clear (gpointer data)
+{
+  Block *block = data;
+
+  if (block->text != NULL)
+    g_string_free (block->text, TRUE);
+}
+
+static GArray *
+gather_blocks (const Response *r)
+{
+  GArray *blocks = g_array_new (FALSE, TRUE, sizeof (Block));
+
+  g_array_set_clear_func (blocks, block_clear);
+  for (guint i = 0; i < r->parts->len; i++)
+    {
+      const Part *part = g_ptr_array_index (r->parts, i);
+      PartKind kind = part->kind == PART_GENERATED ? PART_TEXT : part->kind;
+      Block *last = blocks->len > 0 ? &g_array_index (blocks, Block, blocks->len - 1) : NULL;
+
+      if (kind != PART_TEXT && kind != PART_THINKING && kind != PART_TOOL_CALL)
+        continue;
+      if (last == NULL || kind == PART_TOOL_CALL || last->kind != kind)
+        {
+          Block block = { kind, kind != PART_TOOL_CALL ? g_string_new (NULL) : NULL, NULL, part };
+
+          g_array_append_val (blocks, block);
+          last = &g_array_index (blocks, Block, blocks->len - 1);
+        }
+      if (part->kind == PART_GENERATED)
+        for (guint j = 0; j < part->count; j++)
+          append_generated_text (last->text, j, part->size);
+      else if (kind != PART_TOOL_CALL)
+        g_string_append (last->text, part->text);
+      if (part->signature != NULL)
+        last->signature = part->signature;
+    }
+
+  return blocks;
+}
+
+/* Joins the text of the blocks of @kind, or returns NULL if there are none. */
+static char *
+join_blocks (GArray   *blocks,
+             PartKind  kind)
+{
+  GString *s = NULL;
+
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      Block *block = &g_array_index (blocks, Block, i);
+
+      if (block->kind != kind)
+        continue;
+      if (s == NULL)
+        s = g_string_new (NULL);
+      g_string_append (s, block->text->str);
+    }
+
+  return s != NULL ? g_string_free (s, FALSE) : NULL;
+}
+
+static char *
+json_arguments (const Part *part)
+{
+  char *arguments = g_strjoinv ("", part->fragments);
+
+  if (arguments[0] != '\0')
+    return arguments;
+
+  g_free (arguments);
+  return g_strdup ("{}");
+}
+
+static char *
+render_whole (const Response   *r,
+              SkFakeLlmDialect  dialect,
+              const char       *model)
+{
+  g_autoptr(GArray) blocks = gather_blocks (r);
+  g_autofree char *text = join_blocks (blocks, PART_TEXT);
+  g_autofree char *thinking = join_blocks (blocks, PART_THINKING);
+  GString *s = g_string_new (NULL);
+  gint64 prompt, completion;
+  gboolean first = TRUE;
+
+  usage_of (r, &prompt, &completion);
+
+  switch (dialect)
+    {
+    case SK_FAKE_LLM_DIALECT_OLLAMA:
+      g_string_append (s, "{\"model\":");
+      append_json_string (s, model);
+      g_string_append (s, ",\"created_at\":\"" FAKE_CREATED_AT "\","
+                          "\"message\":{\"role\":\"assistant\",\"content\":");
+      append_json_string (s, text != NULL ? text : "");
+      if (thinking != NULL)
+        {
+          g_string_append (s, ",\"thinking\":");
+          append_json_string (s, thinking);
+        }
+      for (guint i = 0; i < blocks->len; i++)
+        {
+          Block *block = &g_array_index (blocks, Block, i);
+          g_autofree char *arguments = NULL;
+
+          if (block->kind != PART_TOOL_CALL)
+            continue;
+          arguments = json_arguments (block->tool);
+          g_string_append (s, first ? ",\"tool_calls\":[" : ",");
+          g_string_append (s, "{\"function\":{\"name\":");
+          append_json_string (s, block->tool->name);
+          g_string_append_printf (s, ",\"arguments\":%s}}", arguments);
+          first = FALSE;
+        }
+      if (!first)
+        g_string_append_c (s, ']');
+      g_string_append (s, "},\"done\":true,\"done_reason\":");
+      append_json_string (s, ollama_done_reason (r));
+      append_ollama_counts (s, r);
+      g_string_append_c (s, '}');
+      break;
+
+    case SK_FAKE_LLM_DIALECT_ANTHROPIC:
+      g_string_append (s, "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":\"assistant\","
+                          "\"model\":");
+      append_json_string (s, model);
+      g_string_append (s, ",\"content\":[");
+      for (guint i = 0; i < blocks->len; i++)
+        {
+          Block *block = &g_array_index (blocks, Block, i);
+          g_autofree char *arguments = NULL;
+
+          if (i > 0)
+            g_string_append_c (s, ',');
+          switch (block->kind)
+            {
+            case PART_TEXT:
+              g_string_append (s, "{\"type\":\"text\",\"text\":");
+              append_json_string (s, block->text->str);
+              break;
+            case PART_THINKING:
+              g_string_append (s, "{\"type\":\"thinking\",\"thinking\":");
+              append_json_string (s, block->text->str);
+              g_string_append (s, ",\"signature\":");
+              append_json_string (s, block->signature != NULL ? block->signature : "");
+              break;
+            case PART_TOOL_CALL:
+            default:
+              arguments = json_arguments (block->tool);
+              g_string_append (s, "{\"type\":\"tool_use\",\"id\":");
+              append_json_string (s, block->tool->id);
+              g_string_append (s, ",\"name\":");
+              append_json_string (s, block->tool->name);
+              g_string_append_printf (s, ",\"input\":%s", arguments);
+              break;
+            }
+          g_string_append_c (s, '}');
+        }
+      g_string_append (s, "],\"stop_reason\":");
+      append_json_string (s, anthropic_stop_reason (r));
+      g_string_append_printf (s, ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":%"
+                              G_GINT64_FORMAT ",\"output_tokens\":%" G_GINT64_FORMAT "}}",
+                              prompt, completion);
+      break;
+
+    case SK_FAKE_LLM_DIALECT_OPENAI:
+    case SK_FAKE_LLM_DIALECT_NONE:
+    default:
+      g_string_append (s, "{\"id\":\"chatcmpl-T\",\"object\":\"chat.completion\","
+                          "\"created\":" G_STRINGIFY (FAKE_CREATED) ",\"model\":");
+      append_json_string (s, model);
+      g_string_append (s, ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                          "\"content\":");
+      /* The content is null when the model only called tools. */
+      if (text != NULL || !has_tool_call (r))
+        append_json_string (s, text != NULL ? text : "");
+      else
+        g_string_append (s, "null");
+      if (thinking != NULL)
+        {
+          g_string_append_c (s, ',');
+          append_json_string (s, r->reasoning_field);
+          g_string_append_c (s, ':');
+          append_json_string (s, thinking);
+        }
+      g_string_append (s, ",\"refusal\":null");
+      for (guint i = 0; i < blocks->len; i++)
+        {
+          Block *block = &g_array_index (blocks, Block, i);
+          g_autofree char *arguments = NULL;
+
+          if (block->kind != PART_TOOL_CALL)
+            continue;
+          arguments = g_strjoinv ("", block->tool->fragments);
+          g_string_append (s, first ? ",\"tool_calls\":[" : ",");
+          g_string_append (s, "{\"id\":");
+          append_json_string (s, block->tool->id);
+          g_string_append (s, ",\"type\":\"function\",\"function\":{\"name\":");
+          append_json_string (s, block->tool->name);
+          g_string_append (s, ",\"arguments\":");
+          append_json_string (s, arguments);
+          g_string_append (s, "}}");
+          first = FALSE;
+        }
+      if (!first)
+        g_string_append_c (s, ']');
+      g_string_append (s, "},\"logprobs\":null,\"finish_reason\":");
+      append_json_string (s, finish_reason_of (r));
+      g_string_append (s, "}]");
+      if (r->usage_style != USAGE_NONE)
+        {
+          g_string_append_c (s, ',');
+          append_openai_usage (s, r);
+        }
+      g_string_append_c (s, '}');
+      break;
+    }
+
+  return g_string_free (s, FALSE);
 }
 
 static char *
@@ -769,15 +1518,19 @@ split_events (const Response *r,
   if (r->split_every == 0 && r->split_at == NULL && r->split_inside == NULL)
     return g_ptr_array_ref (events);
 
+  /* Re-cutting needs the whole body, generated runs included. */
   for (guint i = 0; i < events->len; i++)
     {
       Chunk *event = g_ptr_array_index (events, i);
-      gsize size;
-      const guint8 *data = g_bytes_get_data (event->data, &size);
 
       if (i == 0)
         first_delay = event->delay_ms;
-      g_byte_array_append (all, data, size);
+      for (guint j = 0; j < MAX (event->count, 1); j++)
+        {
+          g_autoptr(GBytes) bytes = chunk_dup_bytes (event, j);
+
+          g_byte_array_append (all, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+        }
     }
 
   if (r->split_at != NULL)
@@ -821,7 +1574,7 @@ render_stream (const Response   *r,
                gboolean         *drop)
 {
   g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func (chunk_free);
-  Out out = { r, r->model != NULL ? r->model : "fake", events, -1, 0 };
+  Out out = { r, dialect, r->model != NULL ? r->model : "fake", events, -1, 0, NULL };
   gboolean errored = FALSE;
 
   *drop = r->drop;
@@ -853,7 +1606,7 @@ render_stream (const Response   *r,
     }
 
   errored = out.tail_start == events->len;
-  if (*drop || errored)
+  if (*drop || errored || !r->ending)
     g_ptr_array_set_size (events, out.tail_start);
 
   return split_events (r, events);
@@ -918,9 +1671,11 @@ parse_part (JsonObject  *object,
             GError     **error)
 {
   static const char * const allowed[] = {
-    "text", "tool_call", "ping", "malformed", "error", "delay_ms", "repeat", NULL
+    "text", "tool_call", "ping", "malformed", "error", "thinking", "signature", "raw",
+    "raw_base64", "generated", "split_inside", "delay_ms", "repeat", NULL
   };
-  static const char * const tool_allowed[] = { "id", "name", "arguments", NULL };
+  static const char * const tool_allowed[] = { "id", "name", "arguments", "index", "whole", NULL };
+  static const char * const generated_allowed[] = { "count", "size", NULL };
   gint64 repeat = json_object_get_int_member_with_default (object, "repeat", 1);
 
   if (!check_members (object, allowed, "part", error))
@@ -931,6 +1686,9 @@ parse_part (JsonObject  *object,
       Part *part = g_new0 (Part, 1);
 
       part->delay_ms = json_object_get_int_member_with_default (object, "delay_ms", -1);
+      part->index = INDEX_POSITION;
+      if (json_object_has_member (object, "split_inside"))
+        part->split_inside = dup_string_array (json_object_get_member (object, "split_inside"));
       g_ptr_array_add (parts, part);
 
       if (json_object_has_member (object, "text"))
@@ -941,6 +1699,7 @@ parse_part (JsonObject  *object,
       else if (json_object_has_member (object, "tool_call"))
         {
           JsonObject *call = json_object_get_object_member (object, "tool_call");
+          JsonNode *index;
 
           if (call == NULL || !check_members (call, tool_allowed, "tool_call", error))
             return FALSE;
@@ -951,10 +1710,22 @@ parse_part (JsonObject  *object,
             part->fragments = dup_string_array (json_object_get_member (call, "arguments"));
           else
             part->fragments = g_new0 (char *, 1);
+          part->whole = json_object_get_boolean_member_with_default (call, "whole", FALSE);
+          index = json_object_get_member (call, "index");
+          if (index != NULL && JSON_NODE_HOLDS_NULL (index))
+            part->index = INDEX_OMITTED;
+          else if (index != NULL)
+            part->index = CLAMP (json_node_get_int (index), 0, G_MAXINT);
         }
       else if (json_object_has_member (object, "ping"))
         {
+          JsonNode *ping = json_object_get_member (object, "ping");
+
           part->kind = PART_PING;
+          if (JSON_NODE_HOLDS_VALUE (ping) && json_node_get_value_type (ping) == G_TYPE_STRING)
+            part->text = g_strdup (json_node_get_string (ping));
+          else
+            part->text = g_strdup ("ping");
         }
       else if (json_object_has_member (object, "malformed"))
         {
@@ -966,17 +1737,82 @@ parse_part (JsonObject  *object,
           part->kind = PART_ERROR;
           part->text = dup_string_member (object, "error");
         }
+      else if (json_object_has_member (object, "thinking"))
+        {
+          part->kind = PART_THINKING;
+          part->text = dup_string_member (object, "thinking");
+          part->signature = dup_string_member (object, "signature");
+        }
+      else if (json_object_has_member (object, "raw") ||
+               json_object_has_member (object, "raw_base64"))
+        {
+          part->kind = PART_RAW;
+          if (json_object_has_member (object, "raw_base64"))
+            {
+              gsize length;
+              guchar *bytes;
+
+              bytes = g_base64_decode (json_object_get_string_member_with_default (object,
+                                                                                 "raw_base64", ""),
+                                       &length);
+              part->raw = g_bytes_new_take (bytes, length);
+            }
+          else
+            {
+              const char *raw = json_object_get_string_member_with_default (object, "raw", "");
+
+              part->raw = g_bytes_new (raw, strlen (raw));
+            }
+          /* A zero-length chunk would end the chunked body. */
+          if (g_bytes_get_size (part->raw) == 0)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "A raw part is empty");
+              return FALSE;
+            }
+        }
+      else if (json_object_has_member (object, "generated"))
+        {
+          JsonObject *generated = json_object_get_object_member (object, "generated");
+
+          if (generated == NULL ||
+              !check_members (generated, generated_allowed, "generated part", error))
+            return FALSE;
+          part->kind = PART_GENERATED;
+          part->count = CLAMP (json_object_get_int_member_with_default (generated, "count", 1),
+                               0, G_MAXUINT);
+          part->size = MAX (json_object_get_int_member_with_default (generated, "size", 0), 0);
+          if (part->size == 0)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "A generated part needs a size of at least 1");
+              return FALSE;
+            }
+          if (part->split_inside != NULL)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "A generated part cannot have split_inside");
+              return FALSE;
+            }
+        }
       else
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "A part needs one of text, tool_call, ping, malformed or error");
+                       "A part needs one of text, tool_call, ping, malformed, error, thinking, "
+                       "raw, raw_base64 or generated");
           return FALSE;
         }
 
-      if ((part->kind == PART_TEXT || part->kind == PART_MALFORMED || part->kind == PART_ERROR) &&
+      if ((part->kind == PART_TEXT || part->kind == PART_MALFORMED || part->kind == PART_ERROR ||
+           part->kind == PART_THINKING) &&
           part->text == NULL)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "A part's text is not a string");
+          return FALSE;
+        }
+      if (part->kind != PART_THINKING && json_object_has_member (object, "signature"))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "Only a thinking part has a signature");
           return FALSE;
         }
     }
@@ -990,9 +1826,16 @@ parse_response (JsonObject  *object,
 {
   static const char * const allowed[] = {
     "path", "status", "reason", "headers", "content_type", "body", "body_json", "chunks",
-    "parts", "error", "model", "finish_reason", "usage", "delay_ms", "split_every",
-    "split_at", "split_inside", "drop", "repeat", "comment", NULL
+    "parts", "models", "page_size", "error", "model", "finish_reason", "usage", "usage_style",
+    "reasoning_field", "stream", "ending", "line_ending", "sse_space", "sse_event", "delay_ms",
+    "split_every", "split_at", "split_inside", "drop", "repeat", "comment", NULL
   };
+  /* In the order of UsageStyle. */
+  static const char * const usage_styles[] = {
+    "default", "openai", "llamacpp", "vllm", "none", NULL
+  };
+  static const char * const line_endings[] = { "\n", "\r\n", "\r", NULL };
+  const char *usage_style;
   static const char * const error_allowed[] = {
     "message", "type", "code", "ollama_message", "anthropic_type", NULL
   };
@@ -1011,6 +1854,24 @@ parse_response (JsonObject  *object,
   r->split_every = json_object_get_int_member_with_default (object, "split_every", 0);
   r->drop = json_object_get_boolean_member_with_default (object, "drop", FALSE);
   r->headers = g_ptr_array_new_with_free_func (g_free);
+  r->reasoning_field = g_strdup (json_object_get_string_member_with_default (object,
+                                                                             "reasoning_field",
+                                                                             "reasoning_content"));
+  r->stream = json_object_get_boolean_member_with_default (object, "stream", TRUE);
+  r->ending = json_object_get_boolean_member_with_default (object, "ending", TRUE);
+  r->line_ending = g_strdup (json_object_get_string_member_with_default (object, "line_ending",
+                                                                         "\n"));
+  r->sse_space = json_object_get_boolean_member_with_default (object, "sse_space", TRUE);
+  r->sse_event = dup_string_member (object, "sse_event");
+  r->page_size = CLAMP (json_object_get_int_member_with_default (object, "page_size", 0),
+                        0, G_MAXUINT);
+
+  if (!g_strv_contains (line_endings, r->line_ending))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "line_ending must be \"\\n\", \"\\r\\n\" or \"\\r\"");
+      goto fail;
+    }
 
   if (json_object_has_member (object, "headers"))
     {
@@ -1050,6 +1911,17 @@ parse_response (JsonObject  *object,
       r->completion_tokens = json_object_get_int_member_with_default (usage, "completion_tokens",
                                                                       0);
     }
+  usage_style = json_object_get_string_member_with_default (object, "usage_style",
+                                                            r->has_usage ? "openai" : "default");
+  if (!g_strv_contains (usage_styles, usage_style))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Unknown usage_style “%s”",
+                   usage_style);
+      goto fail;
+    }
+  for (guint i = 0; usage_styles[i] != NULL; i++)
+    if (g_str_equal (usage_style, usage_styles[i]))
+      r->usage_style = (UsageStyle) i;
 
   if (json_object_has_member (object, "error"))
     {
@@ -1119,6 +1991,11 @@ parse_response (JsonObject  *object,
         }
     }
 
+  else if (json_object_has_member (object, "models"))
+    {
+      r->models = dup_string_array (json_object_get_member (object, "models"));
+    }
+
   r->parts = g_ptr_array_new_with_free_func (part_free);
   if (json_object_has_member (object, "parts"))
     {
@@ -1132,6 +2009,19 @@ parse_response (JsonObject  *object,
             goto fail_data;
           if (!parse_part (part, r->parts, error))
             goto fail;
+        }
+    }
+
+  /* A whole answer has nothing to say about the stream. */
+  for (guint i = 0; !r->stream && i < r->parts->len; i++)
+    {
+      PartKind kind = ((Part *) g_ptr_array_index (r->parts, i))->kind;
+
+      if (kind == PART_MALFORMED || kind == PART_ERROR || kind == PART_RAW)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "malformed, error and raw parts need a stream");
+          goto fail;
         }
     }
 
@@ -1339,9 +2229,15 @@ stream_step (gpointer user_data)
 
   if (stream->next < stream->chunks->len)
     {
-      Chunk *chunk = g_ptr_array_index (stream->chunks, stream->next++);
+      Chunk *chunk = g_ptr_array_index (stream->chunks, stream->next);
+      g_autoptr(GBytes) bytes = chunk_dup_bytes (chunk, stream->next_in_run++);
 
-      soup_message_body_append_bytes (body, chunk->data);
+      if (stream->next_in_run >= chunk->count)
+        {
+          stream->next++;
+          stream->next_in_run = 0;
+        }
+      soup_message_body_append_bytes (body, bytes);
       soup_server_message_unpause (stream->msg);
       return G_SOURCE_REMOVE;
     }
@@ -1375,7 +2271,11 @@ stream_schedule (Stream *stream)
   guint delay = 0;
 
   if (stream->next < stream->chunks->len)
-    delay = ((Chunk *) g_ptr_array_index (stream->chunks, stream->next))->delay_ms;
+    {
+      Chunk *chunk = g_ptr_array_index (stream->chunks, stream->next);
+
+      delay = stream->next_in_run > 0 ? chunk->run_delay_ms : chunk->delay_ms;
+    }
 
   stream->source = delay > 0 ? g_timeout_source_new (delay) : g_idle_source_new ();
   g_source_set_callback (stream->source, stream_step, stream, NULL);
@@ -1413,6 +2313,10 @@ start_stream (SkFakeLlm         *self,
 
   soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg),
                                      SOUP_ENCODING_CHUNKED);
+  /* Let libsoup free each chunk once written, so that a long stream does
+   * not pile up in the message.
+   */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
   g_signal_connect (msg, "wrote-chunk", G_CALLBACK (stream_wrote_chunk_cb), stream);
   g_signal_connect (msg, "finished", G_CALLBACK (stream_finished_cb), stream);
   soup_server_message_pause (msg);
@@ -1420,11 +2324,156 @@ start_stream (SkFakeLlm         *self,
 }
 
 static void
+append_nullable_id (GString    *s,
+                    const char *id)
+{
+  if (id != NULL)
+    append_json_string (s, id);
+  else
+    g_string_append (s, "null");
+}
+
+/* Anthropic pages its list: "limit" (1 to 1000, default 20, and at most
+ * @page_size if that is not 0), then "after_id" or "before_id".
+ */
+static char *
+render_anthropic_models (GHashTable         *query,
+                         const char * const *models,
+                         guint               page_size,
+                         guint              *status)
+{
+  const char *limit_text = query != NULL ? g_hash_table_lookup (query, "limit") : NULL;
+  const char *after_id = query != NULL ? g_hash_table_lookup (query, "after_id") : NULL;
+  const char *before_id = query != NULL ? g_hash_table_lookup (query, "before_id") : NULL;
+  guint n = g_strv_length ((GStrv) models);
+  guint64 limit = 20;
+  guint start = 0, end = n, first, last;
+  gboolean has_more;
+  GString *s;
+
+  if (limit_text != NULL &&
+      (!g_ascii_string_to_unsigned (limit_text, 10, 1, 1000, &limit, NULL)))
+    {
+      *status = SOUP_STATUS_BAD_REQUEST;
+      return g_strdup ("{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+                       "\"message\":\"limit: Input should be between 1 and 1000\"},"
+                       "\"request_id\":\"req_T\"}");
+    }
+  if (page_size > 0)
+    limit = MIN (limit, page_size);
+
+  /* An unknown id gives an empty page. */
+  if (after_id != NULL)
+    {
+      start = n;
+      for (guint i = 0; i < n; i++)
+        if (g_str_equal (models[i], after_id))
+          start = i + 1;
+    }
+  if (before_id != NULL)
+    {
+      end = 0;
+      for (guint i = 0; i < n; i++)
+        if (g_str_equal (models[i], before_id))
+          end = i;
+    }
+  end = MAX (start, end);
+
+  if (before_id != NULL && after_id == NULL)
+    {
+      /* The page just before before_id; more means more before it. */
+      last = end;
+      first = end - MIN (limit, end - start);
+      has_more = first > start;
+    }
+  else
+    {
+      first = start;
+      last = start + MIN (limit, end - start);
+      has_more = last < end;
+    }
+
+  s = g_string_new ("{\"data\":[");
+  for (guint i = first; i < last; i++)
+    {
+      g_string_append (s, i > first ? "," : "");
+      g_string_append (s, "{\"type\":\"model\",\"id\":");
+      append_json_string (s, models[i]);
+      g_string_append (s, ",\"display_name\":");
+      append_json_string (s, models[i]);
+      g_string_append (s, ",\"created_at\":\"" FAKE_CREATED_AT "\"}");
+    }
+  g_string_append_printf (s, "],\"has_more\":%s,\"first_id\":", has_more ? "true" : "false");
+  append_nullable_id (s, last > first ? models[first] : NULL);
+  g_string_append (s, ",\"last_id\":");
+  append_nullable_id (s, last > first ? models[last - 1] : NULL);
+  g_string_append_c (s, '}');
+
+  return g_string_free (s, FALSE);
+}
+
+/* A model list in the shape the request asks for: Ollama's for /api/tags,
+ * Anthropic's if the request has an anthropic-version header, else OpenAI's.
+ */
+static char *
+render_model_list (SoupServerMessage  *msg,
+                   GHashTable         *query,
+                   const char * const *models,
+                   guint               page_size,
+                   guint              *status)
+{
+  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
+  const char *path = g_uri_get_path (soup_server_message_get_uri (msg));
+  guint n = g_strv_length ((GStrv) models);
+  GString *s = g_string_new (NULL);
+
+  *status = SOUP_STATUS_OK;
+
+  if (g_str_equal (path, "/api/tags"))
+    {
+      g_string_append (s, "{\"models\":[");
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append (s, i > 0 ? ",{\"name\":" : "{\"name\":");
+          append_json_string (s, models[i]);
+          g_string_append (s, ",\"model\":");
+          append_json_string (s, models[i]);
+          g_string_append_printf (s, ",\"modified_at\":\"" FAKE_CREATED_AT "\",\"size\":%u,"
+                                  "\"digest\":\"%064x\",\"details\":{\"format\":\"gguf\","
+                                  "\"family\":\"fake\",\"families\":[\"fake\"],"
+                                  "\"parameter_size\":\"7B\",\"quantization_level\":\"Q4_0\"}}",
+                                  1000000 + i, i);
+        }
+      g_string_append (s, "]}");
+    }
+  else if (soup_message_headers_get_one (request_headers, "anthropic-version") != NULL)
+    {
+      g_string_free (s, TRUE);
+      return render_anthropic_models (query, models, page_size, status);
+    }
+  else
+    {
+      g_string_append (s, "{\"object\":\"list\",\"data\":[");
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append (s, i > 0 ? ",{\"id\":" : "{\"id\":");
+          append_json_string (s, models[i]);
+          g_string_append (s, ",\"object\":\"model\",\"created\":" G_STRINGIFY (FAKE_CREATED)
+                              ",\"owned_by\":\"fake-llm\"}");
+        }
+      g_string_append (s, "]}");
+    }
+
+  return g_string_free (s, FALSE);
+}
+
+static void
 serve_response (SkFakeLlm         *self,
                 SoupServerMessage *msg,
                 const Response    *r,
                 SkFakeLlmDialect   dialect,
-                const char        *model)
+                const char        *model,
+                GHashTable        *query)
 {
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
   const char *content_type = r->content_type;
@@ -1449,6 +2498,24 @@ serve_response (SkFakeLlm         *self,
       soup_server_message_set_response (msg, content_type != NULL ? content_type : JSON_TYPE,
                                         SOUP_MEMORY_COPY, data, size);
     }
+  else if (r->models != NULL)
+    {
+      guint status = r->status;
+      char *body = render_model_list (msg, query, (const char * const *) r->models, r->page_size,
+                                      &status);
+
+      if (status != r->status)
+        soup_server_message_set_status (msg, status, NULL);
+      soup_server_message_set_response (msg, content_type != NULL ? content_type : JSON_TYPE,
+                                        SOUP_MEMORY_TAKE, body, strlen (body));
+    }
+  else if (!r->stream)
+    {
+      char *body = render_whole (r, dialect, model);
+
+      soup_server_message_set_response (msg, content_type != NULL ? content_type : JSON_TYPE,
+                                        SOUP_MEMORY_TAKE, body, strlen (body));
+    }
   else
     {
       gboolean drop;
@@ -1465,79 +2532,28 @@ serve_response (SkFakeLlm         *self,
 static void
 serve_model_list (SkFakeLlm         *self,
                   SoupServerMessage *msg,
-                  const char        *path)
+                  const char        *path,
+                  GHashTable        *query)
 {
-  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
-  GString *s = g_string_new (NULL);
   g_auto(GStrv) models = NULL;
-  guint n;
-
-  g_mutex_lock (&self->mutex);
-  models = g_strdupv (self->models);
-  g_mutex_unlock (&self->mutex);
-  n = g_strv_length (models);
+  char *body;
+  guint status = SOUP_STATUS_OK;
 
   if (g_str_equal (path, "/health"))
     {
-      g_string_append (s, "{\"status\":\"ok\"}");
-    }
-  else if (g_str_equal (path, "/api/tags"))
-    {
-      g_string_append (s, "{\"models\":[");
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append (s, i > 0 ? ",{\"name\":" : "{\"name\":");
-          append_json_string (s, models[i]);
-          g_string_append (s, ",\"model\":");
-          append_json_string (s, models[i]);
-          g_string_append_printf (s, ",\"modified_at\":\"" FAKE_CREATED_AT "\",\"size\":%u,"
-                                  "\"digest\":\"%064x\",\"details\":{\"format\":\"gguf\","
-                                  "\"family\":\"fake\",\"families\":[\"fake\"],"
-                                  "\"parameter_size\":\"7B\",\"quantization_level\":\"Q4_0\"}}",
-                                  1000000 + i, i);
-        }
-      g_string_append (s, "]}");
-    }
-  else if (soup_message_headers_get_one (request_headers, "anthropic-version") != NULL)
-    {
-      g_string_append (s, "{\"data\":[");
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append (s, i > 0 ? "," : "");
-          g_string_append (s, "{\"type\":\"model\",\"id\":");
-          append_json_string (s, models[i]);
-          g_string_append (s, ",\"display_name\":");
-          append_json_string (s, models[i]);
-          g_string_append (s, ",\"created_at\":\"" FAKE_CREATED_AT "\"}");
-        }
-      g_string_append (s, "],\"has_more\":false,\"first_id\":");
-      if (n > 0)
-        append_json_string (s, models[0]);
-      else
-        g_string_append (s, "null");
-      g_string_append (s, ",\"last_id\":");
-      if (n > 0)
-        append_json_string (s, models[n - 1]);
-      else
-        g_string_append (s, "null");
-      g_string_append_c (s, '}');
+      body = g_strdup ("{\"status\":\"ok\"}");
     }
   else
     {
-      g_string_append (s, "{\"object\":\"list\",\"data\":[");
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append (s, i > 0 ? ",{\"id\":" : "{\"id\":");
-          append_json_string (s, models[i]);
-          g_string_append (s, ",\"object\":\"model\",\"created\":" G_STRINGIFY (FAKE_CREATED)
-                              ",\"owned_by\":\"fake-llm\"}");
-        }
-      g_string_append (s, "]}");
+      g_mutex_lock (&self->mutex);
+      models = g_strdupv (self->models);
+      g_mutex_unlock (&self->mutex);
+      body = render_model_list (msg, query, (const char * const *) models, 0, &status);
     }
 
-  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, s->str, s->len);
-  g_string_free (s, FALSE);
+  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, body,
+                                    strlen (body));
 }
 
 static SkFakeLlmDialect
@@ -1648,13 +2664,13 @@ server_cb (SoupServer        *server,
 
   if (r != NULL)
     {
-      serve_response (self, msg, r, dialect, model);
+      serve_response (self, msg, r, dialect, model, query);
       if (!self->recycle)
         response_free (r);
     }
   else if (is_list)
     {
-      serve_model_list (self, msg, path);
+      serve_model_list (self, msg, path, query);
     }
   else
     {
