@@ -562,6 +562,55 @@ test_text_tools (Fixture       *fixture,
   sk_test_assert_contains (second, "```tool");
 }
 
+/* The reviewer refuses one command and allows another. */
+static void
+test_reviewer (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autofree char *review = NULL;
+  g_autofree char *after_deny = NULL;
+  g_autofree char *after_allow = NULL;
+
+  if (!have_sandbox ())
+    return;
+
+  sk_runner_set_agent_options (fixture->runner, 2, 10, TRUE, TRUE, FALSE);
+
+  push_call (fixture, "I fetch the data.", "run_command", "command",
+             "curl -s http://example.com/data.csv -o data.csv", NULL, NULL);
+  sk_fake_llm_push_json (fixture->fake, "{\"parts\": [{\"text\": \"DENY it downloads from the network\"}]}", &error);
+  g_assert_no_error (error);
+  push_call (fixture, "I check the folder instead.", "run_command", "command", "echo reviewed-and-run", NULL, NULL);
+  sk_fake_llm_push_json (fixture->fake, "{\"parts\": [{\"text\": \"ALLOW it only prints a word\"}]}", &error);
+  g_assert_no_error (error);
+  push_write (fixture, "load.py", LOAD_SCRIPT);
+  push_complete (fixture, "Done.");
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 6);
+
+  /* The reviewer is asked with its own prompt, and no tools. */
+  review = request_body (fixture, 1);
+  sk_test_assert_contains (review, "curl -s http://example.com/data.csv");
+  sk_test_assert_contains (review, "Network access allowed for this step: no");
+  g_assert_null (strstr (review, "\"tools\""));
+
+  after_deny = request_body (fixture, 2);
+  sk_test_assert_contains (after_deny, "A security reviewer refused this command: it downloads from the network");
+  g_assert_false (sk_test_exists (fixture->folder, "load/data.csv"));
+
+  after_allow = request_body (fixture, 4);
+  sk_test_assert_contains (after_allow, "reviewed-and-run");
+}
+
 /* The server being down fails the step with the client's message. */
 static void
 test_server_down (Fixture       *fixture,
@@ -697,6 +746,7 @@ main (int   argc,
   ADD ("text-tools", test_text_tools);
   ADD ("server-down", test_server_down);
   ADD ("cli", test_cli);
+  ADD ("reviewer", test_reviewer);
 
 #undef ADD
 
