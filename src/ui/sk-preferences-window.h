@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (SkPreferencesWindow, sk_preferences_window, SK, PREFERENCES_WINDOW, AdwPreferencesWindow)
 
-SkPreferencesWindow *sk_preferences_window_new (GSettings *settings);
+SkPreferencesWindow *sk_preferences_window_new             (GSettings           *settings);
+
+/* For the tests. */
+const char          *_sk_preferences_window_get_last_toast (SkPreferencesWindow *self);
 
 G_END_DECLS
