@@ -54,6 +54,43 @@ load_project (const char  *path,
   return sk_project_load (file, error);
 }
 
+/* Loads a workflow and prints its errors; %NULL when it cannot be used. */
+static SkProject *
+load_checked_project (const char *path,
+                      const char *refusal)
+{
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean has_errors = FALSE;
+
+  if ((project = load_project (path, &error)) == NULL)
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return NULL;
+    }
+
+  problems = sk_project_validate (project);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (!problem->is_warning)
+        {
+          print_problem (problem);
+          has_errors = TRUE;
+        }
+    }
+
+  if (has_errors)
+    {
+      g_printerr ("%s\n", refusal);
+      return NULL;
+    }
+
+  return g_steal_pointer (&project);
+}
+
 static void
 print_indented (const char *text,
                 guint       max_lines)
@@ -301,6 +338,59 @@ interrupt_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Runs (or only writes the code of) @nodes until done or interrupted, and
+ * returns the exit status.
+ */
+static int
+run_and_wait (SkRunner   *runner,
+              RunContext *context,
+              GPtrArray  *nodes,
+              gboolean    generate_only)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  guint sigint_id, sigterm_id;
+  int status;
+
+  context->loop = loop;
+  context->cancellable = cancellable;
+
+  g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), context);
+  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_progress_cb), context);
+  sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, context);
+  sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, context);
+
+  if (generate_only)
+    sk_runner_generate_async (runner, context->project, nodes, cancellable, run_done_cb, context);
+  else
+    sk_runner_run_async (runner, context->project, nodes, cancellable, run_done_cb, context);
+  if (!context->done)
+    g_main_loop_run (loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_signal_handlers_disconnect_by_data (runner, context);
+  context->loop = NULL;
+  context->cancellable = NULL;
+
+  /* A workflow that cannot be run, or an agent that is not set up, is not
+   * a step's failure.
+   */
+  if (context->interrupted || g_error_matches (context->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    status = EXIT_INTERRUPTED;
+  else if (context->error != NULL && context->error->domain != SK_RUNNER_ERROR)
+    status = EXIT_INVALID;
+  else if (context->error != NULL || context->stats.failed > 0 || context->stats.cancelled > 0)
+    status = EXIT_NODE_FAILED;
+  else
+    status = EXIT_SUCCESS;
+
+  if (context->error != NULL && !g_error_matches (context->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_printerr (_("error: %s\n"), context->error->message);
+
+  return status;
+}
+
 static int
 command_run (int    argc,
              char **argv)
@@ -309,10 +399,7 @@ command_run (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(SkProject) project = NULL;
   g_autoptr(SkRunner) runner = NULL;
-  g_autoptr(GPtrArray) problems = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
-  g_autoptr(GMainLoop) loop = NULL;
-  g_autoptr(GCancellable) cancellable = NULL;
   g_auto(GStrv) only = NULL;
   g_autofree char *from = NULL;
   g_autofree char *to = NULL;
@@ -325,10 +412,8 @@ command_run (int    argc,
   gboolean no_agent = FALSE;
   gboolean force = FALSE;
   gboolean in_memory = FALSE;
-  gboolean has_errors = FALSE;
   double timeout = 0;
   int jobs = 0;
-  guint sigint_id, sigterm_id;
   int status;
   GOptionEntry entries[] = {
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
@@ -394,29 +479,10 @@ command_run (int    argc,
       return EXIT_INVALID;
     }
 
-  if ((project = load_project (argv[1], &error)) == NULL)
-    {
-      g_printerr (_("error: %s\n"), error->message);
-      return EXIT_INVALID;
-    }
-
-  problems = sk_project_validate (project);
-  for (guint i = 0; i < problems->len; i++)
-    {
-      SkProblem *problem = g_ptr_array_index (problems, i);
-
-      if (!problem->is_warning)
-        {
-          print_problem (problem);
-          has_errors = TRUE;
-        }
-    }
-
-  if (has_errors)
-    {
-      g_printerr (_("The workflow was not run. Correct the problems above and try again.\n"));
-      return EXIT_INVALID;
-    }
+  project = load_checked_project (argv[1], _("The workflow was not run. Correct the problems "
+                                               "above and try again."));
+  if (project == NULL)
+    return EXIT_INVALID;
 
   nodes = sk_runner_select_nodes (project, (const char * const *) only, from, to, &error);
   if (nodes == NULL)
@@ -450,41 +516,14 @@ command_run (int    argc,
       return EXIT_INVALID;
     }
 
-  loop = g_main_loop_new (NULL, FALSE);
-  cancellable = g_cancellable_new ();
-  context.loop = loop;
-  context.cancellable = cancellable;
   context.project = project;
   context.events = events != NULL;
-
-  g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), &context);
-  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_progress_cb), &context);
-  sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, &context);
-  sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, &context);
 
   g_printerr (g_dngettext (GETTEXT_PACKAGE, "Running %u step of “%s”.\n",
                            "Running %u steps of “%s”.\n", nodes->len),
               nodes->len, sk_project_get_name (project));
 
-  sk_runner_run_async (runner, project, nodes, cancellable, run_done_cb, &context);
-  if (!context.done)
-    g_main_loop_run (loop);
-
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-
-  if (context.interrupted || g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    status = EXIT_INTERRUPTED;
-  else if (context.error != NULL &&
-           context.error->domain == SK_PROJECT_ERROR)
-    status = EXIT_INVALID;
-  else if (context.error != NULL || context.stats.failed > 0 || context.stats.cancelled > 0)
-    status = EXIT_NODE_FAILED;
-  else
-    status = EXIT_SUCCESS;
-
-  if (context.error != NULL && !g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_printerr (_("error: %s\n"), context.error->message);
+  status = run_and_wait (runner, &context, nodes, FALSE);
 
   g_printerr (_("Finished in %.1f s: %u succeeded, %u failed, %u skipped, %u up to date, "
                 "%u stopped.\n"),
@@ -568,19 +607,14 @@ command_generate (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(SkProject) project = NULL;
   g_autoptr(SkRunner) runner = NULL;
-  g_autoptr(GPtrArray) problems = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
-  g_autoptr(GMainLoop) loop = NULL;
-  g_autoptr(GCancellable) cancellable = NULL;
   g_auto(GStrv) keys = NULL;
   g_autofree char *python = NULL;
   g_autofree char *provider = NULL;
   g_autofree char *base_url = NULL;
   g_autofree char *model = NULL;
   RunContext context = { 0 };
-  gboolean has_errors = FALSE;
   guint64 prompt_tokens = 0, completion_tokens = 0;
-  guint sigint_id, sigterm_id;
   int jobs = 0;
   int status;
   GOptionEntry entries[] = {
@@ -632,29 +666,10 @@ command_generate (int    argc,
       return EXIT_INVALID;
     }
 
-  if ((project = load_project (argv[1], &error)) == NULL)
-    {
-      g_printerr (_("error: %s\n"), error->message);
-      return EXIT_INVALID;
-    }
-
-  problems = sk_project_validate (project);
-  for (guint i = 0; i < problems->len; i++)
-    {
-      SkProblem *problem = g_ptr_array_index (problems, i);
-
-      if (!problem->is_warning)
-        {
-          print_problem (problem);
-          has_errors = TRUE;
-        }
-    }
-
-  if (has_errors)
-    {
-      g_printerr (_("No code was written. Correct the problems above and try again.\n"));
-      return EXIT_INVALID;
-    }
+  project = load_checked_project (argv[1], _("No code was written. Correct the problems above "
+                                               "and try again."));
+  if (project == NULL)
+    return EXIT_INVALID;
 
   if (keys != NULL)
     {
@@ -679,35 +694,8 @@ command_generate (int    argc,
       return EXIT_INVALID;
     }
 
-  loop = g_main_loop_new (NULL, FALSE);
-  cancellable = g_cancellable_new ();
-  context.loop = loop;
-  context.cancellable = cancellable;
   context.project = project;
-
-  g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), &context);
-  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_progress_cb), &context);
-  sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, &context);
-  sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, &context);
-
-  sk_runner_generate_async (runner, project, nodes, cancellable, run_done_cb, &context);
-  if (!context.done)
-    g_main_loop_run (loop);
-
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-
-  if (context.interrupted || g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    status = EXIT_INTERRUPTED;
-  else if (context.error != NULL && context.error->domain != SK_RUNNER_ERROR)
-    status = EXIT_INVALID;
-  else if (context.error != NULL || context.stats.failed > 0 || context.stats.cancelled > 0)
-    status = EXIT_NODE_FAILED;
-  else
-    status = EXIT_SUCCESS;
-
-  if (context.error != NULL && !g_error_matches (context.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_printerr (_("error: %s\n"), context.error->message);
+  status = run_and_wait (runner, &context, nodes, TRUE);
 
   sk_project_get_tokens (project, &prompt_tokens, &completion_tokens);
 
