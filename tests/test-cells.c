@@ -765,6 +765,114 @@ test_output_state (Fixture       *fixture,
   dismiss (window, cell);
 }
 
+/* The coding agent's progress, which the window keeps per step, shows in the
+ * output cell of that step: the newest line, a spinner while the code is
+ * being written, and all the lines on request. */
+static void
+test_output_agent (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  g_autoptr(GtkStringList) log_a = gtk_string_list_new (NULL);
+  g_autoptr(GtkStringList) log_b = gtk_string_list_new (NULL);
+  GtkWidget *window;
+  GtkWidget *agent_box;
+  GtkWidget *rows;
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  sk_output_cell_set_agent_log (SK_OUTPUT_CELL (cell), G_LIST_MODEL (log_a));
+  window = present (cell);
+  agent_box = child (cell, "agent_box");
+  rows = child (cell, "agent_list");
+
+  /* Nothing said, nothing shown. */
+  g_assert_false (gtk_widget_get_visible (agent_box));
+
+  sk_node_set_state (fixture->a, SK_NODE_STATE_WRITING_CODE);
+  g_assert_cmpstr (label (cell, "state_label"), ==, sk_node_state_describe (SK_NODE_STATE_WRITING_CODE));
+  g_assert_cmpstr (page (cell, "state_icon_stack"), ==, "spinner");
+  gtk_string_list_append (log_a, "Asking the model to write the script…");
+  g_assert_true (gtk_widget_get_visible (agent_box));
+  g_assert_cmpstr (label (cell, "agent_latest_label"), ==, "Asking the model to write the script…");
+  g_assert_cmpstr (page (cell, "agent_icon_stack"), ==, "spinner");
+  g_assert_true (gtk_spinner_get_spinning (child (cell, "agent_spinner")));
+
+  gtk_string_list_append (log_a, "Writing load_sales.py");
+  g_assert_cmpstr (label (cell, "agent_latest_label"), ==, "Writing load_sales.py");
+  g_assert_nonnull (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 1));
+  g_assert_null (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 2));
+
+  /* The summary stays once the agent is done. */
+  gtk_string_list_append (log_a, "The step loads the sales.");
+  sk_node_set_state (fixture->a, SK_NODE_STATE_RUNNING);
+  g_assert_cmpstr (label (cell, "agent_latest_label"), ==, "The step loads the sales.");
+  g_assert_cmpstr (page (cell, "agent_icon_stack"), ==, "icon");
+  g_assert_false (gtk_spinner_get_spinning (child (cell, "agent_spinner")));
+  sk_node_set_state (fixture->a, SK_NODE_STATE_SUCCEEDED);
+  g_assert_true (gtk_widget_get_visible (agent_box));
+
+  /* Another step, another log; an emptied log hides the section. */
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
+  sk_output_cell_set_agent_log (SK_OUTPUT_CELL (cell), G_LIST_MODEL (log_b));
+  g_assert_false (gtk_widget_get_visible (agent_box));
+  g_assert_null (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 0));
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
+  sk_output_cell_set_agent_log (SK_OUTPUT_CELL (cell), G_LIST_MODEL (log_a));
+  g_assert_true (gtk_widget_get_visible (agent_box));
+  gtk_string_list_splice (log_a, 0, 3, NULL);
+  g_assert_false (gtk_widget_get_visible (agent_box));
+
+  sk_output_cell_set_agent_log (SK_OUTPUT_CELL (cell), NULL);
+  dismiss (window, cell);
+}
+
+static char *
+digits_of (const char *text)
+{
+  GString *digits = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0' && *p != 't'; p++)
+    if (g_ascii_isdigit (*p))
+      g_string_append_c (digits, *p);
+
+  return g_string_free (digits, FALSE);
+}
+
+static void
+test_output_tokens (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  GtkWidget *window;
+  g_autofree char *big = NULL;
+  g_autofree char *big_digits = NULL;
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present (cell);
+  g_assert_false (shown (cell, "tokens_label"));
+
+  /* Counts grow while the agent works, with their plural forms. */
+  sk_node_add_tokens (fixture->a, 1, 1);
+  g_assert_true (shown (cell, "tokens_label"));
+  g_assert_cmpstr (label (cell, "tokens_label"), ==, "1 token read, 1 written");
+  sk_node_add_tokens (fixture->a, 99, 566);
+  g_assert_cmpstr (label (cell, "tokens_label"), ==, "100 tokens read, 567 written");
+
+  /* Each step has its own. */
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
+  g_assert_false (shown (cell, "tokens_label"));
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
+  g_assert_true (shown (cell, "tokens_label"));
+
+  /* Large counts are grouped the locale's way, with every digit kept. */
+  big = sk_output_cell_describe_tokens (G_GUINT64_CONSTANT (12345678901), 2);
+  big_digits = digits_of (big);
+  g_assert_cmpstr (big_digits, ==, "12345678901");
+  g_assert_true (g_str_has_suffix (big, "tokens read, 2 written"));
+
+  dismiss (window, cell);
+}
+
 /* Code cell */
 
 static GtkTextBuffer *
@@ -990,6 +1098,100 @@ test_code_clear (Fixture       *fixture,
 }
 
 static void
+put_aside_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  guint *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (_sk_code_cell_put_aside_finish (SK_CODE_CELL (object), result, &error));
+  g_assert_no_error (error);
+  (*done)++;
+}
+
+/* "Clear and Regenerate" puts the script aside, with the edits still
+ * waiting to be saved, then shows what the coding agent writes. */
+static void
+test_code_regenerate (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  GtkWidget *cell = sk_code_cell_new ();
+  g_autofree char *folder = g_build_filename (fixture->dir, sk_node_get_key (fixture->a), NULL);
+  g_autofree char *script = NULL;
+  g_autofree char *previous = NULL;
+  g_autofree char *kept = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GFile) script_file = NULL;
+  g_autoptr(GFile) previous_file = NULL;
+  GtkWidget *window;
+  GtkWidget *placeholder;
+  GtkTextView *view;
+  guint loaded = 0;
+  guint done = 0;
+
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  sk_test_write_text (folder, "load_sales.py", "print ('old')\n");
+  script = g_build_filename (folder, "load_sales.py", NULL);
+  previous = g_build_filename (folder, ".skele", "previous", "load_sales.py", NULL);
+  script_file = g_file_new_for_path (script);
+  previous_file = _sk_code_cell_get_previous_file (script_file);
+  kept = g_file_get_path (previous_file);
+  g_assert_cmpstr (kept, ==, previous);
+
+  g_signal_connect_swapped (cell, "loaded", G_CALLBACK (count_cb), &loaded);
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present (cell);
+  placeholder = child (cell, "placeholder_label");
+  view = child (cell, "view");
+  SK_TEST_WAIT_UNTIL (loaded == 1, WAIT_MSEC);
+
+  /* Without the window, the button has no action to ask. */
+  g_assert_false (gtk_widget_get_sensitive (child (cell, "regenerate_button")));
+
+  /* The edit not yet saved goes aside with the script, which is no longer
+   * shown; nothing can be typed while it moves. */
+  gtk_text_buffer_insert_at_cursor (code_buffer (cell), "# mine\n", -1);
+  _sk_code_cell_put_aside_async (SK_CODE_CELL (cell), script_file, put_aside_cb, &done);
+  g_assert_false (gtk_text_view_get_editable (view));
+  SK_TEST_WAIT_UNTIL (done == 1, WAIT_MSEC);
+  g_assert_false (g_file_test (script, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (previous, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "# mine\nprint ('old')\n");
+  g_clear_pointer (&text, g_free);
+  g_assert_false (sk_code_cell_get_has_script (SK_CODE_CELL (cell)));
+  g_assert_false (sk_code_cell_get_modified (SK_CODE_CELL (cell)));
+  g_assert_true (gtk_text_view_get_editable (view));
+  g_assert_true (shown (cell, "placeholder_label"));
+
+  /* While the agent writes, the code is read-only and says so. */
+  sk_node_set_state (fixture->a, SK_NODE_STATE_WRITING_CODE);
+  g_assert_false (gtk_text_view_get_editable (view));
+  g_assert_true (gtk_widget_get_visible (placeholder));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (placeholder)), ==,
+                   "The coding agent is writing this step’s code…");
+
+  /* The new script shows once the agent is done. */
+  loaded = 0;
+  sk_test_write_text (folder, "load_sales.py", "print ('new')\n");
+  sk_node_set_state (fixture->a, SK_NODE_STATE_IDLE);
+  g_assert_true (gtk_text_view_get_editable (view));
+  SK_TEST_WAIT_UNTIL (sk_code_cell_get_has_script (SK_CODE_CELL (cell)) && loaded > 0, WAIT_MSEC);
+  text = buffer_text (code_buffer (cell));
+  g_assert_cmpstr (text, ==, "print ('new')");
+  g_clear_pointer (&text, g_free);
+  g_assert_false (gtk_widget_get_visible (placeholder));
+
+  /* A second time replaces what was put aside before. */
+  _sk_code_cell_put_aside_async (SK_CODE_CELL (cell), script_file, put_aside_cb, &done);
+  SK_TEST_WAIT_UNTIL (done == 2, WAIT_MSEC);
+  g_assert_true (g_file_get_contents (previous, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "print ('new')\n");
+
+  dismiss (window, cell);
+}
+
+static void
 test_code_style (Fixture       *fixture,
                  gconstpointer  data)
 {
@@ -1037,9 +1239,12 @@ main (int   argc,
   ADD ("/cells/output/previews", test_output_previews);
   ADD ("/cells/output/files", test_output_files);
   ADD ("/cells/output/state", test_output_state);
+  ADD ("/cells/output/agent", test_output_agent);
+  ADD ("/cells/output/tokens", test_output_tokens);
   ADD ("/cells/code/edit", test_code_edit);
   ADD ("/cells/code/reload", test_code_reload);
   ADD ("/cells/code/clear", test_code_clear);
+  ADD ("/cells/code/regenerate", test_code_regenerate);
   ADD ("/cells/code/style", test_code_style);
 
 #undef ADD

@@ -1139,6 +1139,31 @@ test_client_hangs_up (void)
   sk_fake_llm_free (fake);
 }
 
+/* Responses are served in the order they were queued, however many. */
+static void
+test_order (void)
+{
+  SkFakeLlm *fake = sk_fake_llm_new ();
+  g_autoptr(GError) error = NULL;
+
+  sk_fake_llm_push_json (fake,
+                         "[{\"body\": \"first\"}, {\"body\": \"second\"}, {\"body\": \"third\"},"
+                         " {\"body\": \"fourth\"}, {\"body\": \"fifth\"}]",
+                         &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < 5; i++)
+    {
+      static const char * const expected[] = { "first", "second", "third", "fourth", "fifth" };
+      g_autoptr(Reply) reply = fetch_chat (fake, SK_FAKE_LLM_DIALECT_OPENAI, NULL);
+      g_autofree char *text = body_text (reply);
+
+      g_assert_cmpstr (text, ==, expected[i]);
+    }
+
+  sk_fake_llm_free (fake);
+}
+
 static void
 test_raw_chunks (void)
 {
@@ -1873,6 +1898,7 @@ main (int   argc,
   g_test_add_func ("/fake-llm/slow", test_slow);
   g_test_add_func ("/fake-llm/client-hangs-up", test_client_hangs_up);
   g_test_add_func ("/fake-llm/raw-chunks", test_raw_chunks);
+  g_test_add_func ("/fake-llm/order", test_order);
   g_test_add_func ("/fake-llm/models", test_models);
   g_test_add_func ("/fake-llm/model-pages", test_model_pages);
   g_test_add_func ("/fake-llm/scenarios", test_scenarios);

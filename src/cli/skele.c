@@ -614,6 +614,8 @@ command_generate (int    argc,
   g_autofree char *base_url = NULL;
   g_autofree char *model = NULL;
   RunContext context = { 0 };
+  g_autofree char *read_text = NULL;
+  g_autofree char *written_text = NULL;
   guint64 prompt_tokens = 0, completion_tokens = 0;
   int jobs = 0;
   int status;
@@ -699,11 +701,14 @@ command_generate (int    argc,
 
   sk_project_get_tokens (project, &prompt_tokens, &completion_tokens);
 
-  g_printerr (_("Finished in %.1f s: code written for %u steps, %u failed, %u already had code. "
-                "The workflow has used %" G_GUINT64_FORMAT " tokens read and %" G_GUINT64_FORMAT
-                " written so far.\n"),
+  read_text = g_strdup_printf ("%" G_GUINT64_FORMAT, prompt_tokens);
+  written_text = g_strdup_printf ("%" G_GUINT64_FORMAT, completion_tokens);
+  g_printerr (_("Finished in %.1f s: code written for %u steps, %u failed, %u already had code.\n"),
               context.stats.seconds, context.stats.succeeded, context.stats.failed,
-              context.stats.up_to_date, prompt_tokens, completion_tokens);
+              context.stats.up_to_date);
+  /* Translators: the counts of tokens the coding agent read and wrote. */
+  g_printerr (_("The workflow’s coding agent has used %s tokens read and %s written so far.\n"),
+              read_text, written_text);
 
   g_clear_error (&context.error);
   return status;

@@ -286,16 +286,33 @@ about_action (GSimpleAction *action,
 }
 
 static void
+present_preferences (SkApplication *self,
+                     const char    *page)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  SkPreferencesWindow *preferences = sk_preferences_window_new (self->settings);
+
+  if (page != NULL)
+    adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (preferences), page);
+  gtk_window_set_transient_for (GTK_WINDOW (preferences), window);
+  gtk_window_present (GTK_WINDOW (preferences));
+}
+
+static void
 preferences_action (GSimpleAction *action,
                     GVariant      *parameter,
                     gpointer       user_data)
 {
-  SkApplication *self = user_data;
-  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
-  SkPreferencesWindow *preferences = sk_preferences_window_new (self->settings);
+  present_preferences (user_data, NULL);
+}
 
-  gtk_window_set_transient_for (GTK_WINDOW (preferences), window);
-  gtk_window_present (GTK_WINDOW (preferences));
+/* Offered where a step needs a coding agent that is not set up. */
+static void
+agent_preferences_action (GSimpleAction *action,
+                          GVariant      *parameter,
+                          gpointer       user_data)
+{
+  present_preferences (user_data, "agent");
 }
 
 static void
@@ -316,6 +333,7 @@ static const GActionEntry app_actions[] = {
   { "quit", quit_action },
   { "about", about_action },
   { "preferences", preferences_action },
+  { "agent-preferences", agent_preferences_action },
   { "help", help_action },
 };
 
@@ -334,6 +352,7 @@ sk_application_startup (GApplication *app)
     { "app.help", { "F1", NULL } },
     { "app.preferences", { "<Control>comma", NULL } },
     { "win.save", { "<Control>s", NULL } },
+    { "win.generate-code", { "<Control>g", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },
     { "win.close", { "<Control>w", NULL } },
     { "win.undo", { "<Control>z", NULL } },

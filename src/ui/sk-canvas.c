@@ -98,7 +98,7 @@ struct _SkCanvas
   gboolean       pointer_inside;
 
   GskRenderNode *edge_cache;
-  PangoLayout   *state_layouts[SK_NODE_STATE_UP_TO_DATE + 1];
+  PangoLayout   *state_layouts[SK_NODE_STATE_WRITING_CODE + 1];
 
   guint          tick_id;
   guint          n_busy;
@@ -193,6 +193,8 @@ state_color (SkNodeState state)
       return rgba (0x99c1f1, 1);
     case SK_NODE_STATE_RUNNING:
       return rgba (0x3584e4, 1);
+    case SK_NODE_STATE_WRITING_CODE:
+      return rgba (0x9141ac, 1);
     case SK_NODE_STATE_SUCCEEDED:
       return rgba (0x2ec27e, 1);
     case SK_NODE_STATE_FAILED:
@@ -219,6 +221,8 @@ state_label (SkNodeState state)
       return _("Waiting");
     case SK_NODE_STATE_RUNNING:
       return _("Running…");
+    case SK_NODE_STATE_WRITING_CODE:
+      return _("Writing code…");
     case SK_NODE_STATE_SUCCEEDED:
       return _("Succeeded");
     case SK_NODE_STATE_FAILED:
@@ -233,6 +237,14 @@ state_label (SkNodeState state)
     default:
       return _("Not run yet");
     }
+}
+
+/* Steps that are at work, running or having their code written, are
+ * animated. */
+static gboolean
+state_is_busy (SkNodeState state)
+{
+  return state == SK_NODE_STATE_RUNNING || state == SK_NODE_STATE_WRITING_CODE;
 }
 
 /* View transform: widget = model × zoom + offset. */
@@ -445,7 +457,7 @@ node_notify_cb (SkCanvas   *self,
     }
   else if (g_str_equal (name, "state") || g_str_equal (name, "run"))
     {
-      set_item_busy (self, item, sk_node_get_state (node) == SK_NODE_STATE_RUNNING);
+      set_item_busy (self, item, state_is_busy (sk_node_get_state (node)));
       if (node == self->focus)
         update_accessible (self);
       gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -503,7 +515,7 @@ add_item (SkCanvas *self,
   g_hash_table_insert (self->by_node, node, item);
 
   g_signal_connect_object (node, "notify", G_CALLBACK (node_notify_cb), self, G_CONNECT_SWAPPED);
-  set_item_busy (self, item, sk_node_get_state (node) == SK_NODE_STATE_RUNNING);
+  set_item_busy (self, item, state_is_busy (sk_node_get_state (node)));
 }
 
 static void
@@ -1031,7 +1043,7 @@ draw_node (SkCanvas    *self,
   gtk_snapshot_append_color (snapshot, &stripe,
                              &GRAPHENE_RECT_INIT (rect.origin.x, rect.origin.y, STRIPE_WIDTH, NODE_H));
 
-  if (state == SK_NODE_STATE_RUNNING)
+  if (state_is_busy (state))
     {
       /* A segment sliding along the bottom edge shows that the step works. */
       double phase = fmod (self->frame_time / 1e6, 1.2) / 1.2;

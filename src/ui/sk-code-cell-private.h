@@ -12,6 +12,16 @@ G_BEGIN_DECLS
 
 /* What "Clear Code" does once the user confirmed it; the widget tests call
  * it directly because they cannot click the dialog. */
-void _sk_code_cell_clear_code (SkCodeCell *self);
+void      _sk_code_cell_clear_code        (SkCodeCell           *self);
+
+/* "Clear and Regenerate" keeps the script it replaces. */
+GFile    *_sk_code_cell_get_previous_file (GFile                *script);
+void      _sk_code_cell_put_aside_async   (SkCodeCell           *self,
+                                           GFile                *script,
+                                           GAsyncReadyCallback   callback,
+                                           gpointer              user_data);
+gboolean  _sk_code_cell_put_aside_finish  (SkCodeCell           *self,
+                                           GAsyncResult         *result,
+                                           GError              **error);
 
 G_END_DECLS

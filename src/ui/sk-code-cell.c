@@ -27,6 +27,7 @@ struct _SkCodeCell
   GtkBox          *card;
   GtkLabel        *file_label;
   GtkButton       *clear_button;
+  GtkButton       *regenerate_button;
   GtkStack        *stack;
   GtkSourceView   *view;
   GtkLabel        *placeholder_label;
@@ -54,12 +55,15 @@ struct _SkCodeCell
 
   guint            loading : 1;
   guint            has_script : 1;
+  guint            writing : 1;
+  guint            moving : 1;
 };
 
 typedef enum
 {
   FILE_OP_SAVE,
   FILE_OP_DELETE,
+  FILE_OP_MOVE,
 } FileOpKind;
 
 typedef struct
@@ -73,7 +77,16 @@ typedef struct
   GtkSourceBuffer     *snapshot;
   GtkSourceFile       *source_file;
   GtkSourceFileSaver  *saver;
+  GFile               *destination;
+  GTask               *task;
 } FileOp;
+
+/* What a move's worker thread needs; GFiles may be used from any thread. */
+typedef struct
+{
+  GFile               *source;
+  GFile               *destination;
+} MoveData;
 
 typedef struct
 {
@@ -108,7 +121,8 @@ enum {
 static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
 
-static void run_next_file_op (SkCodeCell *self);
+static void     run_next_file_op   (SkCodeCell *self);
+static gboolean monitor_timeout_cb (gpointer    user_data);
 
 static void
 file_op_free (FileOp *op)
@@ -119,7 +133,17 @@ file_op_free (FileOp *op)
   g_clear_object (&op->saver);
   g_clear_object (&op->snapshot);
   g_clear_object (&op->source_file);
+  g_clear_object (&op->destination);
+  g_clear_object (&op->task);
   g_free (op);
+}
+
+static void
+move_data_free (MoveData *data)
+{
+  g_clear_object (&data->source);
+  g_clear_object (&data->destination);
+  g_free (data);
 }
 
 static void
@@ -166,8 +190,25 @@ update_placeholder (SkCodeCell *self)
 {
   gboolean empty = gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer)) == 0;
 
+  if (self->writing)
+    gtk_label_set_label (self->placeholder_label,
+                         _("The coding agent is writing this step’s code…"));
+  else
+    gtk_label_set_label (self->placeholder_label,
+                         _("This step has no code yet. Run the workflow to have the coding agent write it."));
+
   gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label),
                           empty && !self->has_script && !self->loading);
+}
+
+/* What the user types while the coding agent writes the script, or while
+ * the script is being put aside, would be written over the agent's work or
+ * bring the old script back, so the code is read-only meanwhile. */
+static void
+update_editable (SkCodeCell *self)
+{
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view),
+                              !self->loading && !self->writing && !self->moving);
 }
 
 /* Replaces the buffer's text without it counting as a user edit. */
@@ -321,6 +362,76 @@ delete_done_cb (GObject      *object,
 }
 
 static void
+move_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  MoveData *data = task_data;
+  g_autoptr(GFile) folder = g_file_get_parent (data->destination);
+  GError *error = NULL;
+
+  if (!g_file_make_directory_with_parents (folder, cancellable, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      g_clear_error (&error);
+    }
+
+  /* A script that is already gone has nothing to keep. */
+  if (!g_file_move (data->source, data->destination,
+                    G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+                    cancellable, NULL, NULL, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_clear_error (&error);
+
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+move_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  FileOp *op = user_data;
+  g_autoptr(SkCodeCell) self = g_object_ref (op->self);
+  g_autoptr(GTask) task = g_steal_pointer (&op->task);
+  g_autoptr(GError) error = NULL;
+  gboolean moved;
+
+  moved = g_task_propagate_boolean (G_TASK (result), &error);
+
+  if (op->serial == self->serial)
+    {
+      self->moving = FALSE;
+      update_editable (self);
+      if (moved)
+        {
+          set_text_quietly (self, "");
+          set_has_script (self, FALSE);
+          update_placeholder (self);
+          g_signal_emit (self, signals [LOADED], 0);
+        }
+    }
+
+  /* The caller hears of it once the queue has moved on, so that what it
+   * does next (such as writing a new script) comes after the move. */
+  file_op_done (op);
+
+  if (moved)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+static void
 run_next_file_op (SkCodeCell *self)
 {
   FileOp *op = g_queue_peek_head (&self->file_ops);
@@ -338,6 +449,23 @@ run_next_file_op (SkCodeCell *self)
 
     case FILE_OP_DELETE:
       g_file_delete_async (op->file, G_PRIORITY_DEFAULT, NULL, delete_done_cb, op);
+      break;
+
+    case FILE_OP_MOVE:
+      {
+        g_autoptr(GTask) task = NULL;
+        MoveData *data = g_new0 (MoveData, 1);
+
+        data->source = g_object_ref (op->file);
+        data->destination = g_object_ref (op->destination);
+
+        /* Without a source object the task holds no widget that the
+         * worker thread could be the last to release. */
+        task = g_task_new (NULL, NULL, move_done_cb, op);
+        g_task_set_source_tag (task, run_next_file_op);
+        g_task_set_task_data (task, data, (GDestroyNotify) move_data_free);
+        g_task_run_in_thread (task, move_thread);
+      }
       break;
 
     default:
@@ -369,6 +497,30 @@ file_op_new (SkCodeCell *self,
   op->file = g_object_ref (self->file);
 
   return op;
+}
+
+static void
+schedule_check (SkCodeCell *self)
+{
+  g_clear_handle_id (&self->monitor_source, g_source_remove);
+  self->monitor_source = g_timeout_add (MONITOR_DELAY_MSEC, monitor_timeout_cb, self);
+}
+
+static void
+sync_writing (SkCodeCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  gboolean writing = node != NULL && sk_node_get_state (node) == SK_NODE_STATE_WRITING_CODE;
+  gboolean was_writing = self->writing;
+
+  self->writing = writing;
+  update_editable (self);
+  update_placeholder (self);
+
+  /* The agent's script may be in a folder that did not exist when the
+   * file monitor started, which the monitor notices late. */
+  if (was_writing && !writing && self->file != NULL)
+    schedule_check (self);
 }
 
 static void
@@ -446,7 +598,7 @@ load_done_cb (GObject      *object,
 
   self->loading = FALSE;
   g_clear_object (&self->load_cancellable);
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view), TRUE);
+  update_editable (self);
 
   if (loaded)
     {
@@ -504,7 +656,7 @@ start_load (SkCodeCell *self)
   op->loader = gtk_source_file_loader_new (self->buffer, op->source_file);
 
   self->loading = TRUE;
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view), FALSE);
+  update_editable (self);
   update_placeholder (self);
 
   gtk_source_file_loader_load_async (op->loader, G_PRIORITY_DEFAULT, self->load_cancellable,
@@ -624,6 +776,8 @@ reload_document (SkCodeCell *self)
   self->queued_generation = 0;
   self->saved_generation = 0;
   self->loading = FALSE;
+  self->moving = FALSE;
+  self->writing = node != NULL && sk_node_get_state (node) == SK_NODE_STATE_WRITING_CODE;
 
   if (project != NULL && node != NULL)
     file = sk_project_get_node_script (project, node);
@@ -650,6 +804,7 @@ reload_document (SkCodeCell *self)
 
   if (file == NULL)
     {
+      update_editable (self);
       update_placeholder (self);
       return;
     }
@@ -714,6 +869,12 @@ static void
 node_key_cb (SkCodeCell *self)
 {
   reload_document (self);
+}
+
+static void
+node_state_cb (SkCodeCell *self)
+{
+  sync_writing (self);
 }
 
 static void
@@ -871,6 +1032,7 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, card);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, file_label);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, clear_button);
+  gtk_widget_class_bind_template_child (widget_class, SkCodeCell, regenerate_button);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, stack);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, view);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, placeholder_label);
@@ -889,6 +1051,8 @@ sk_code_cell_init (SkCodeCell *self)
   /* A renamed step has another script. */
   g_signal_group_connect_object (sk_cell_get_node_signals (SK_CELL (self)), "notify::key",
                                  G_CALLBACK (node_key_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (sk_cell_get_node_signals (SK_CELL (self)), "notify::state",
+                                 G_CALLBACK (node_state_cb), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (style_dark_cb), self, G_CONNECT_SWAPPED);
@@ -974,4 +1138,84 @@ _sk_code_cell_clear_code (SkCodeCell *self)
   self->saved_generation = self->generation;
 
   queue_file_op (self, file_op_new (self, FILE_OP_DELETE));
+}
+
+/**
+ * _sk_code_cell_get_previous_file:
+ * @script: a node's script
+ *
+ * Returns: (transfer full): where "Clear and Regenerate" keeps @script:
+ *   `.skele/previous/` in the node's folder, under the same name
+ */
+GFile *
+_sk_code_cell_get_previous_file (GFile *script)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *basename = NULL;
+  g_autofree char *relative = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (script), NULL);
+
+  folder = g_file_get_parent (script);
+  basename = g_file_get_basename (script);
+  relative = g_build_filename (".skele", "previous", basename, NULL);
+
+  return g_file_resolve_relative_path (folder, relative);
+}
+
+/**
+ * _sk_code_cell_put_aside_async:
+ * @self: a #SkCodeCell
+ * @script: a node's script, which the cell may or may not show
+ * @callback: called when the script has moved
+ * @user_data: data for @callback
+ *
+ * Moves @script to the file _sk_code_cell_get_previous_file() names, after
+ * the saves and deletions already queued, so that the edits typed into it
+ * go with it. When the cell shows @script, it shows the step without code
+ * from then on.
+ */
+void
+_sk_code_cell_put_aside_async (SkCodeCell          *self,
+                               GFile               *script,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  gboolean shown;
+  FileOp *op;
+
+  g_return_if_fail (SK_IS_CODE_CELL (self));
+  g_return_if_fail (G_IS_FILE (script));
+
+  shown = self->file != NULL && g_file_equal (script, self->file);
+  if (shown)
+    {
+      save_now (self);
+      self->moving = TRUE;
+      update_editable (self);
+    }
+
+  op = g_new0 (FileOp, 1);
+  op->self = g_object_ref (self);
+  op->kind = FILE_OP_MOVE;
+  /* Serials start at one, so another script's move never matches. */
+  op->serial = shown ? self->serial : 0;
+  op->file = g_object_ref (script);
+  op->destination = _sk_code_cell_get_previous_file (script);
+  op->task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (op->task, _sk_code_cell_put_aside_async);
+
+  queue_file_op (self, op);
+}
+
+gboolean
+_sk_code_cell_put_aside_finish (SkCodeCell    *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_return_val_if_fail (SK_IS_CODE_CELL (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _sk_code_cell_put_aside_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

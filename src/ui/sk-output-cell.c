@@ -46,9 +46,18 @@ struct _SkOutputCell
   GtkTextView       *text_preview;
   GtkLabel          *truncated_label;
   GtkLabel          *preview_error_label;
+  GtkBox            *agent_box;
+  GtkStack          *agent_icon_stack;
+  GtkSpinner        *agent_spinner;
+  GtkLabel          *agent_latest_label;
+  GtkExpander       *agent_expander;
+  GtkScrolledWindow *agent_scroller;
+  GtkListBox        *agent_list;
+  GtkLabel          *tokens_label;
 
   /* owned refs */
   GtkStringList     *files;
+  GListModel        *agent_log;
   GCancellable      *preview_cancellable;
   GCancellable      *cancellable;
 
@@ -56,6 +65,7 @@ struct _SkOutputCell
   const char        *preview_kind;
 
   guint              updating_files : 1;
+  guint              agent_log_at_end : 1;
 };
 
 typedef enum
@@ -487,6 +497,7 @@ state_icon_name (SkNodeState state)
     case SK_NODE_STATE_CANCELLED: return "process-stop-symbolic";
     case SK_NODE_STATE_UP_TO_DATE: return "object-select-symbolic";
     case SK_NODE_STATE_RUNNING:
+    case SK_NODE_STATE_WRITING_CODE:
     default:
       return NULL;
     }
@@ -506,7 +517,8 @@ sync_state (SkOutputCell *self)
       description = sk_node_state_describe (state);
     }
 
-  running = node != NULL && state == SK_NODE_STATE_RUNNING;
+  running = node != NULL &&
+            (state == SK_NODE_STATE_RUNNING || state == SK_NODE_STATE_WRITING_CODE);
 
   gtk_label_set_label (self->state_label, description);
   gtk_image_set_from_icon_name (self->state_image, state_icon_name (state));
@@ -524,6 +536,105 @@ sync_state (SkOutputCell *self)
     gtk_widget_add_css_class (GTK_WIDGET (self->state_box), "success");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->state_box), "success");
+}
+
+/* The lines of the agent's log are short, so a wrapped label per line is
+ * enough; they are not activatable, since they only tell. */
+static GtkWidget *
+create_log_row (gpointer item,
+                gpointer user_data)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *line = gtk_label_new (gtk_string_object_get_string (item));
+
+  gtk_label_set_xalign (GTK_LABEL (line), 0);
+  gtk_label_set_wrap (GTK_LABEL (line), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (line), PANGO_WRAP_WORD_CHAR);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), line);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+
+  return row;
+}
+
+static void
+sync_agent (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  guint n_lines = 0;
+  gboolean writing;
+
+  if (self->agent_log != NULL)
+    n_lines = g_list_model_get_n_items (self->agent_log);
+
+  writing = node != NULL && sk_node_get_state (node) == SK_NODE_STATE_WRITING_CODE;
+
+  if (n_lines > 0)
+    {
+      g_autoptr(GtkStringObject) latest = g_list_model_get_item (self->agent_log, n_lines - 1);
+
+      gtk_label_set_label (self->agent_latest_label, gtk_string_object_get_string (latest));
+    }
+  else
+    gtk_label_set_label (self->agent_latest_label, "");
+
+  gtk_stack_set_visible_child_name (self->agent_icon_stack, writing ? "spinner" : "icon");
+  gtk_spinner_set_spinning (self->agent_spinner, writing);
+  gtk_widget_set_visible (GTK_WIDGET (self->agent_box), node != NULL && n_lines > 0);
+}
+
+static void
+agent_log_changed_cb (SkOutputCell *self)
+{
+  sync_agent (self);
+}
+
+/* The log follows its newest line, unless the user scrolled back to read. */
+static void
+agent_scroll_changed_cb (SkOutputCell  *self,
+                         GParamSpec    *pspec,
+                         GtkAdjustment *adjustment)
+{
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  if (g_str_equal (pspec->name, "upper"))
+    {
+      if (self->agent_log_at_end)
+        gtk_adjustment_set_value (adjustment, bottom);
+      return;
+    }
+
+  self->agent_log_at_end = gtk_adjustment_get_value (adjustment) >= bottom - 1;
+}
+
+static gulong
+plural_count (guint64 n)
+{
+  /* ngettext takes an unsigned long; the last digits decide the form. */
+  return n > G_MAXULONG ? n % 1000000 + 1000000 : n;
+}
+
+static void
+sync_tokens (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  guint64 read = 0, written = 0;
+
+  if (node != NULL)
+    sk_node_get_tokens (node, &read, &written);
+
+  if (read == 0 && written == 0)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->tokens_label), FALSE);
+      gtk_label_set_label (self->tokens_label, "");
+      return;
+    }
+
+  {
+    g_autofree char *text = sk_output_cell_describe_tokens (read, written);
+
+    gtk_label_set_label (self->tokens_label, text);
+    gtk_widget_set_visible (GTK_WIDGET (self->tokens_label), TRUE);
+  }
 }
 
 static void
@@ -560,6 +671,13 @@ node_state_cb (SkOutputCell *self)
 {
   sync_state (self);
   sync_error (self);
+  sync_agent (self);
+}
+
+static void
+node_tokens_cb (SkOutputCell *self)
+{
+  sync_tokens (self);
 }
 
 static void
@@ -662,6 +780,8 @@ sync_all (SkOutputCell *self)
   gtk_widget_set_visible (GTK_WIDGET (self->open_folder_button), has_node);
   sync_state (self);
   sync_error (self);
+  sync_agent (self);
+  sync_tokens (self);
   sync_output_text (self);
   sync_files_from_node (self);
   reload_preview (self);
@@ -689,6 +809,10 @@ sk_output_cell_dispose (GObject *object)
   g_cancellable_cancel (self->preview_cancellable);
   g_clear_object (&self->preview_cancellable);
   g_cancellable_cancel (self->cancellable);
+
+  if (self->agent_log != NULL)
+    g_signal_handlers_disconnect_by_data (self->agent_log, self);
+  g_clear_object (&self->agent_log);
 
   sk_cell_dispose_template (SK_CELL (self), SK_TYPE_OUTPUT_CELL);
 
@@ -776,6 +900,14 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, text_preview);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, truncated_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, preview_error_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_icon_stack);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_spinner);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_latest_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_expander);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_list);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, tokens_label);
   gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_folder_clicked_cb);
 
@@ -786,8 +918,16 @@ static void
 sk_output_cell_init (SkOutputCell *self)
 {
   GSignalGroup *node_signals = sk_cell_get_node_signals (SK_CELL (self));
+  GtkAdjustment *adjustment;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->agent_log_at_end = TRUE;
+  adjustment = gtk_scrolled_window_get_vadjustment (self->agent_scroller);
+  g_signal_connect_object (adjustment, "notify::upper",
+                           G_CALLBACK (agent_scroll_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (adjustment, "notify::value",
+                           G_CALLBACK (agent_scroll_changed_cb), self, G_CONNECT_SWAPPED);
 
   self->preview_kind = preview_kind_names[PREVIEW_NONE];
   self->cancellable = g_cancellable_new ();
@@ -807,6 +947,11 @@ sk_output_cell_init (SkOutputCell *self)
                                  G_CALLBACK (node_error_cb), self, G_CONNECT_SWAPPED);
   g_signal_group_connect_object (node_signals, "notify::error-detail",
                                  G_CALLBACK (node_error_cb), self, G_CONNECT_SWAPPED);
+  /* Undo can bring back older counts without a notification of its own. */
+  g_signal_group_connect_object (node_signals, "notify::tokens",
+                                 G_CALLBACK (node_tokens_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (node_signals, "changed",
+                                 G_CALLBACK (node_tokens_cb), self, G_CONNECT_SWAPPED);
   /* A renamed step has another folder. */
   g_signal_group_connect_object (node_signals, "notify::key",
                                  G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);
@@ -881,4 +1026,65 @@ sk_output_cell_get_preview_kind (SkOutputCell *self)
   g_return_val_if_fail (SK_IS_OUTPUT_CELL (self), NULL);
 
   return self->preview_kind;
+}
+
+/**
+ * sk_output_cell_set_agent_log:
+ * @self: a #SkOutputCell
+ * @log: (nullable): the lines the coding agent reported for the cell's node,
+ *   oldest first, as #GtkStringObject items
+ *
+ * Shows @log and follows it as lines arrive: the newest line, with a spinner
+ * while the node's code is being written, and all of them on request.
+ */
+void
+sk_output_cell_set_agent_log (SkOutputCell *self,
+                              GListModel   *log)
+{
+  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
+  g_return_if_fail (log == NULL || G_IS_LIST_MODEL (log));
+
+  if (self->agent_log == log)
+    return;
+
+  if (self->agent_log != NULL)
+    g_signal_handlers_disconnect_by_data (self->agent_log, self);
+  g_set_object (&self->agent_log, log);
+  if (log != NULL)
+    g_signal_connect_object (log, "items-changed",
+                             G_CALLBACK (agent_log_changed_cb), self, G_CONNECT_SWAPPED);
+
+  self->agent_log_at_end = TRUE;
+  gtk_list_box_bind_model (self->agent_list, log, create_log_row, NULL, NULL);
+  sync_agent (self);
+}
+
+/**
+ * sk_output_cell_describe_tokens:
+ * @read: the tokens the coding agent's model read
+ * @written: the tokens it wrote
+ *
+ * Returns: (transfer full): a phrase such as “1 234 tokens read, 567
+ *   written”, with the digits grouped as the locale groups them
+ */
+char *
+sk_output_cell_describe_tokens (guint64 read,
+                                guint64 written)
+{
+  g_autofree char *read_digits = g_strdup_printf ("%'" G_GUINT64_FORMAT, read);
+  g_autofree char *written_digits = g_strdup_printf ("%'" G_GUINT64_FORMAT, written);
+  g_autofree char *read_text = NULL;
+  g_autofree char *written_text = NULL;
+
+  read_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s token read", "%s tokens read",
+                                            plural_count (read)),
+                               read_digits);
+  /* Translators: tokens written by the model, after “%s tokens read”. */
+  written_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s written", "%s written",
+                                               plural_count (written)),
+                                  written_digits);
+
+  /* Translators: the tokens read and the tokens written, as in
+   * “1 234 tokens read, 567 written”. */
+  return g_strdup_printf (_("%s, %s"), read_text, written_text);
 }

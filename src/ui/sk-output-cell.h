@@ -21,5 +21,9 @@ const char *sk_output_cell_get_selected_file  (SkOutputCell *self);
 void        sk_output_cell_select_file        (SkOutputCell *self,
                                                const char   *name);
 const char *sk_output_cell_get_preview_kind   (SkOutputCell *self);
+void        sk_output_cell_set_agent_log      (SkOutputCell *self,
+                                               GListModel   *log);
+char       *sk_output_cell_describe_tokens    (guint64       read,
+                                               guint64       written);
 
 G_END_DECLS

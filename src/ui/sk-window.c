@@ -14,10 +14,11 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sk-canvas.h"
-#include "sk-code-cell.h"
+#include "sk-code-cell-private.h"
 #include "sk-files.h"
 #include "sk-history.h"
 #include "sk-input-cell.h"
+#include "sk-llm-settings.h"
 #include "sk-output-cell.h"
 #include "sk-properties-dialog.h"
 #include "sk-runner.h"
@@ -25,6 +26,8 @@
 
 #define RECOVERY_DELAY_MS 2000
 #define MAX_RECENT 6
+/* Lines of the coding agent's progress kept per step. */
+#define MAX_AGENT_LINES 200
 
 struct _SkWindow
 {
@@ -40,12 +43,17 @@ struct _SkWindow
   GPtrArray            *run_nodes;
   GPtrArray            *pending_run;
   GHashTable           *keys;
+  GHashTable           *agent_logs;
   GtkSingleSelection   *step_selection;
   SkNode               *watched_node;
   guint                 recovery_id;
+  guint                 missing_scripts;
   char                 *last_toast;
+  char                 *last_toast_action;
   guint                 syncing_selection : 1;
   guint                 close_confirmed : 1;
+  guint                 generating : 1;
+  guint                 pending_generate : 1;
 
   SkInputCell          *input_cell;
   SkOutputCell         *output_cell;
@@ -63,6 +71,7 @@ struct _SkWindow
   GtkPaned             *outer_paned;
   GtkWidget            *step_list_box;
   GtkListView          *step_list;
+  GtkLabel             *tokens_label;
   GtkLabel             *step_title;
   GtkWidget            *step_properties_button;
   GtkMenuButton        *step_menu_button;
@@ -78,6 +87,42 @@ G_DEFINE_FINAL_TYPE (SkWindow, sk_window, ADW_TYPE_APPLICATION_WINDOW)
 static void set_project      (SkWindow  *self,
                               SkProject *project);
 static void update_actions   (SkWindow  *self);
+static void start_work       (SkWindow  *self,
+                              GPtrArray *nodes,
+                              gboolean   generate);
+
+static void
+add_toast (SkWindow   *self,
+           const char *message,
+           gboolean    offer_preferences)
+{
+  const char *action_name = offer_preferences ? "app.agent-preferences" : NULL;
+  AdwToast *toast;
+
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
+  g_free (self->last_toast_action);
+  self->last_toast_action = g_strdup (action_name);
+
+  toast = adw_toast_new (message);
+  adw_toast_set_timeout (toast, 5);
+  if (action_name != NULL)
+    {
+      adw_toast_set_button_label (toast, _("_Preferences"));
+      adw_toast_set_action_name (toast, action_name);
+      /* A toast with a button stays longer: it asks for a decision. */
+      adw_toast_set_timeout (toast, 10);
+    }
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Says that the coding agent is not set up, with a way to set it up. */
+static void
+show_agent_toast (SkWindow   *self,
+                  const char *message)
+{
+  add_toast (self, message, TRUE);
+}
 
 /**
  * sk_window_show_toast:
@@ -90,16 +135,9 @@ void
 sk_window_show_toast (SkWindow   *self,
                       const char *message)
 {
-  AdwToast *toast;
-
   g_return_if_fail (SK_IS_WINDOW (self));
 
-  g_free (self->last_toast);
-  self->last_toast = g_strdup (message);
-
-  toast = adw_toast_new (message);
-  adw_toast_set_timeout (toast, 5);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  add_toast (self, message, FALSE);
 }
 
 static void
@@ -181,6 +219,11 @@ update_actions (SkWindow *self)
   set_action_enabled (self, "run-from", has_project && !running);
   set_action_enabled (self, "run-to", has_project && !running);
   set_action_enabled (self, "stop", running);
+  set_action_enabled (self, "generate-code", has_project && !running);
+  set_action_enabled (self, "regenerate-code",
+                      has_project && !running &&
+                      sk_canvas_get_selected_node (self->canvas) != NULL &&
+                      sk_code_cell_get_has_script (self->code_cell));
   set_action_enabled (self, "arrange", has_project);
   set_action_enabled (self, "edit-process", has_project);
   set_action_enabled (self, "zoom-in", has_project);
@@ -377,11 +420,33 @@ remember:
 }
 
 static void
+update_tokens_total (SkWindow *self)
+{
+  g_autofree char *tokens = NULL;
+  g_autofree char *text = NULL;
+  guint64 read = 0, written = 0;
+
+  if (self->project != NULL)
+    sk_project_get_tokens (self->project, &read, &written);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->tokens_label), read > 0 || written > 0);
+  if (read == 0 && written == 0)
+    return;
+
+  tokens = sk_output_cell_describe_tokens (read, written);
+  /* Translators: %s is the tokens the coding agent used for every step of
+   * the workflow, as in “1 234 tokens read, 567 written”. */
+  text = g_strdup_printf (_("All steps: %s"), tokens);
+  gtk_label_set_label (self->tokens_label, text);
+}
+
+static void
 track_node (SkWindow *self,
             SkNode   *node)
 {
   g_hash_table_insert (self->keys, node, g_strdup (sk_node_get_key (node)));
   g_signal_connect_object (node, "notify::key", G_CALLBACK (node_key_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (node, "notify::tokens", G_CALLBACK (update_tokens_total), self, G_CONNECT_SWAPPED);
 }
 
 static void
@@ -407,6 +472,7 @@ project_items_changed_cb (SkWindow   *self,
     }
 
   update_hint (self);
+  update_tokens_total (self);
   update_actions (self);
 }
 
@@ -416,6 +482,51 @@ node_removed_cb (SkWindow *self,
 {
   g_signal_handlers_disconnect_by_data (node, self);
   g_hash_table_remove (self->keys, node);
+  g_hash_table_remove (self->agent_logs, node);
+}
+
+/* The coding agent's progress, kept per step so that selecting a step
+ * shows what the agent did for it until the step runs again. */
+static GtkStringList *
+agent_log_for (SkWindow *self,
+               SkNode   *node)
+{
+  GtkStringList *log = g_hash_table_lookup (self->agent_logs, node);
+
+  if (log == NULL)
+    {
+      log = gtk_string_list_new (NULL);
+      g_hash_table_insert (self->agent_logs, node, log);
+    }
+
+  return log;
+}
+
+static void
+clear_agent_logs (SkWindow  *self,
+                  GPtrArray *nodes)
+{
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      GtkStringList *log = g_hash_table_lookup (self->agent_logs, g_ptr_array_index (nodes, i));
+
+      if (log != NULL)
+        gtk_string_list_splice (log, 0, g_list_model_get_n_items (G_LIST_MODEL (log)), NULL);
+    }
+}
+
+static void
+runner_agent_progress_cb (SkWindow   *self,
+                          SkNode     *node,
+                          const char *message)
+{
+  GtkStringList *log = agent_log_for (self, node);
+  guint n_lines;
+
+  gtk_string_list_append (log, message);
+  n_lines = g_list_model_get_n_items (G_LIST_MODEL (log));
+  if (n_lines > MAX_AGENT_LINES)
+    gtk_string_list_splice (log, 0, n_lines - MAX_AGENT_LINES, NULL);
 }
 
 /* The selected step */
@@ -474,9 +585,12 @@ canvas_selected_node_cb (SkWindow *self)
 
   g_object_set (self->input_cell, "node", node, NULL);
   g_object_set (self->output_cell, "node", node, NULL);
+  sk_output_cell_set_agent_log (self->output_cell,
+                                node != NULL ? G_LIST_MODEL (agent_log_for (self, node)) : NULL);
   g_object_set (self->code_cell, "node", node, NULL);
   gtk_stack_set_visible_child_name (self->cells_stack, node != NULL ? "cells" : "empty");
   update_step_header (self);
+  update_actions (self);
 
   if (self->step_selection != NULL && !self->syncing_selection)
     {
@@ -541,6 +655,8 @@ state_icon_name (SkNodeState state)
       return "content-loading-symbolic";
     case SK_NODE_STATE_RUNNING:
       return "media-playback-start-symbolic";
+    case SK_NODE_STATE_WRITING_CODE:
+      return "document-edit-symbolic";
     case SK_NODE_STATE_SUCCEEDED:
     case SK_NODE_STATE_UP_TO_DATE:
       return "emblem-ok-symbolic";
@@ -990,6 +1106,7 @@ disconnect_project (SkWindow *self)
   if (self->history != NULL)
     g_signal_handlers_disconnect_by_data (self->history, self);
   g_hash_table_remove_all (self->keys);
+  g_hash_table_remove_all (self->agent_logs);
 }
 
 static void
@@ -1045,6 +1162,7 @@ set_project (SkWindow  *self,
   add_to_recent (self);
   update_title (self);
   update_hint (self);
+  update_tokens_total (self);
   update_actions (self);
 }
 
@@ -1320,13 +1438,14 @@ redo_action (GSimpleAction *action,
     sk_history_redo (self->history);
 }
 
-/* Running */
+/* Running and writing code */
 
 static void
 update_progress (SkWindow *self)
 {
   guint done = 0;
   SkNode *running = NULL;
+  SkNode *writing = NULL;
   g_autofree char *text = NULL;
 
   if (self->run_nodes == NULL || self->run_nodes->len == 0)
@@ -1336,14 +1455,26 @@ update_progress (SkWindow *self)
     {
       SkNode *node = g_ptr_array_index (self->run_nodes, i);
       SkNodeState state = sk_node_get_state (node);
+      gboolean finished;
 
-      if (sk_node_state_is_finished (state))
+      /* Writing code leaves a step as it was, not in a finished state. */
+      if (self->generating)
+        finished = state != SK_NODE_STATE_QUEUED && state != SK_NODE_STATE_WRITING_CODE;
+      else
+        finished = sk_node_state_is_finished (state);
+
+      if (finished)
         done++;
+      else if (state == SK_NODE_STATE_WRITING_CODE && writing == NULL)
+        writing = node;
       else if (state == SK_NODE_STATE_RUNNING && running == NULL)
         running = node;
     }
 
-  if (running != NULL)
+  if (writing != NULL)
+    text = g_strdup_printf (_("Writing the code of “%s”… %u of %u steps done"),
+                            sk_node_get_name (writing), done, self->run_nodes->len);
+  else if (running != NULL)
     text = g_strdup_printf (_("Running “%s” — %u of %u steps done"),
                             sk_node_get_name (running), done, self->run_nodes->len);
   else
@@ -1376,6 +1507,120 @@ count_missing_scripts (SkWindow  *self,
   return missing;
 }
 
+/* Which model the coding agent uses, from Preferences and the environment;
+ * %NULL without an error when none is chosen. The API key is not looked up
+ * here, since the keyring may take its time: see start_work(). */
+static SkLlmSettings *
+load_agent_settings (SkWindow  *self,
+                     GError   **error)
+{
+  g_autoptr(SkLlmSettings) settings = sk_llm_settings_load (self->settings, FALSE, error);
+
+  if (settings == NULL || settings->model == NULL || settings->model[0] == '\0')
+    return NULL;
+
+  return g_steal_pointer (&settings);
+}
+
+static void
+finish_work (SkWindow *self)
+{
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->run_nodes, g_ptr_array_unref);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), FALSE);
+  update_actions (self);
+}
+
+static void
+report_run (SkWindow         *self,
+            GPtrArray        *nodes,
+            const SkRunStats *stats,
+            gboolean          stopped,
+            gboolean          had_agent)
+{
+  g_autoptr(GString) message = g_string_new (NULL);
+  guint missing = self->missing_scripts;
+  gboolean offer_agent = FALSE;
+
+  if (stats->cancelled > 0 || stopped)
+    g_string_append (message, _("Run stopped"));
+  else if (stats->failed > 0)
+    g_string_append (message, _("Run finished with failures"));
+  else
+    g_string_append (message, _("Run finished"));
+
+  g_string_append_printf (message, ": ");
+  g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step succeeded", "%u steps succeeded", stats->succeeded + stats->up_to_date),
+                          stats->succeeded + stats->up_to_date);
+  if (stats->failed > 0)
+    {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u failed", "%u failed", stats->failed), stats->failed);
+    }
+  if (stats->skipped > 0)
+    {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u skipped", "%u skipped", stats->skipped), stats->skipped);
+    }
+
+  if (missing > 0 && !had_agent)
+    {
+      g_string_append (message, ". ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
+                                                    "%u step has no code yet: a coding agent can write it once you choose its model in Preferences",
+                                                    "%u steps have no code yet: a coding agent can write them once you choose its model in Preferences",
+                                                    missing),
+                              missing);
+      offer_agent = TRUE;
+    }
+  else if (missing > 0)
+    {
+      guint still_missing = count_missing_scripts (self, nodes);
+      guint written = missing > still_missing ? missing - still_missing : 0;
+
+      if (written > 0)
+        {
+          g_string_append (message, ". ");
+          g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
+                                                        "The coding agent wrote the code of %u step",
+                                                        "The coding agent wrote the code of %u steps",
+                                                        written),
+                                  written);
+        }
+    }
+
+  if (offer_agent)
+    show_agent_toast (self, message->str);
+  else
+    sk_window_show_toast (self, message->str);
+}
+
+static void
+report_generation (SkWindow         *self,
+                   const SkRunStats *stats,
+                   gboolean          stopped)
+{
+  g_autoptr(GString) message = g_string_new (NULL);
+
+  if (stats->cancelled > 0 || stopped)
+    g_string_append (message, _("Writing code stopped"));
+  else if (stats->failed > 0)
+    g_string_append (message, _("Writing code finished with failures"));
+  else
+    g_string_append (message, _("Code written"));
+
+  g_string_append (message, ": ");
+  g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step got new code", "%u steps got new code", stats->succeeded),
+                          stats->succeeded);
+  if (stats->failed > 0)
+    {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u failed", "%u failed", stats->failed), stats->failed);
+    }
+
+  sk_window_show_toast (self, message->str);
+}
+
 static void
 run_cb (GObject      *object,
         GAsyncResult *result,
@@ -1383,57 +1628,41 @@ run_cb (GObject      *object,
 {
   g_autoptr(SkWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GString) message = g_string_new (NULL);
-  g_autoptr(GPtrArray) nodes = g_steal_pointer (&self->run_nodes);
+  g_autoptr(GPtrArray) nodes = NULL;
   SkRunStats stats = { 0 };
-  guint missing = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (self), "sk-missing"));
+  gboolean generated = self->generating;
+  gboolean had_agent = sk_runner_get_agent (SK_RUNNER (object)) != NULL;
+  gboolean finished;
   SkNode *first_failed = NULL;
 
-  g_clear_object (&self->run_cancellable);
-  gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), FALSE);
-  update_actions (self);
+  finished = sk_runner_run_finish (SK_RUNNER (object), result, &stats, &error);
 
-  if (!sk_runner_run_finish (SK_RUNNER (object), result, &stats, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  /* A window closed meanwhile has nothing left to show it on. */
+  if (self->project == NULL)
+    return;
+
+  nodes = g_steal_pointer (&self->run_nodes);
+  finish_work (self);
+
+  if (!finished && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_autofree char *text = g_strdup_printf (_("The workflow could not run: %s"), error->message);
+      g_autofree char *text = NULL;
 
+      if (generated)
+        text = g_strdup_printf (_("The coding agent could not start: %s"), error->message);
+      else
+        text = g_strdup_printf (_("The workflow could not run: %s"), error->message);
       sk_window_show_toast (self, text);
       return;
     }
 
-  if (self->project == NULL || nodes == NULL)
+  if (nodes == NULL)
     return;
 
-  if (stats.cancelled > 0 || error != NULL)
-    g_string_append (message, _("Run stopped"));
-  else if (stats.failed > 0)
-    g_string_append (message, _("Run finished with failures"));
+  if (generated)
+    report_generation (self, &stats, error != NULL);
   else
-    g_string_append (message, _("Run finished"));
-
-  g_string_append_printf (message, ": ");
-  g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step succeeded", "%u steps succeeded", stats.succeeded + stats.up_to_date),
-                          stats.succeeded + stats.up_to_date);
-  if (stats.failed > 0)
-    {
-      g_string_append (message, ", ");
-      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u failed", "%u failed", stats.failed), stats.failed);
-    }
-  if (stats.skipped > 0)
-    {
-      g_string_append (message, ", ");
-      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u skipped", "%u skipped", stats.skipped), stats.skipped);
-    }
-  if (missing > 0)
-    {
-      g_string_append (message, ". ");
-      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
-                                                    "%u step has no code yet",
-                                                    "%u steps have no code yet", missing),
-                              missing);
-    }
-  sk_window_show_toast (self, message->str);
+    report_run (self, nodes, &stats, error != NULL, had_agent);
 
   /* Showing the first failure saves the user a search. */
   for (guint i = 0; i < nodes->len && first_failed == NULL; i++)
@@ -1448,6 +1677,108 @@ run_cb (GObject      *object,
   update_title (self);
 }
 
+/* Starts what start_work() prepared, with the coding agent @settings
+ * describe, or without one. */
+static void
+launch (SkWindow      *self,
+        SkLlmSettings *settings)
+{
+  g_autoptr(SkLlmClient) client = NULL;
+  g_autofree char *python = NULL;
+
+  if (settings != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      client = sk_llm_settings_create_client (settings, &error);
+      if (client == NULL)
+        show_agent_toast (self, error->message);
+    }
+
+  if (client == NULL && self->generating)
+    {
+      finish_work (self);
+      return;
+    }
+
+  sk_runner_set_agent (self->runner, client);
+  if (client != NULL)
+    sk_runner_set_agent_options (self->runner,
+                                 settings->repair_attempts,
+                                 settings->max_steps,
+                                 settings->require_sandbox,
+                                 settings->review_commands,
+                                 settings->allow_network);
+
+  sk_runner_set_jobs (self->runner, g_settings_get_uint (self->settings, "jobs"));
+  sk_runner_set_timeout (self->runner, g_settings_get_uint (self->settings, "timeout"));
+  python = g_settings_get_string (self->settings, "python");
+  sk_runner_set_python (self->runner, python[0] != '\0' ? python : NULL);
+
+  if (self->generating)
+    sk_runner_generate_async (self->runner, self->project, self->run_nodes, self->run_cancellable,
+                              run_cb, g_object_ref (self));
+  else
+    sk_runner_run_async (self->runner, self->project, self->run_nodes, self->run_cancellable,
+                         run_cb, g_object_ref (self));
+
+  update_progress (self);
+}
+
+typedef struct
+{
+  SkWindow      *self;
+  SkLlmSettings *settings;
+} KeyLookup;
+
+static void
+key_lookup_free (KeyLookup *lookup)
+{
+  g_clear_object (&lookup->self);
+  g_clear_pointer (&lookup->settings, sk_llm_settings_free);
+  g_free (lookup);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KeyLookup, key_lookup_free)
+
+static void
+key_lookup_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(KeyLookup) lookup = user_data;
+  SkWindow *self = lookup->self;
+  g_autoptr(GError) error = NULL;
+  char *key;
+
+  key = sk_llm_key_lookup_finish (result, &error);
+
+  if (self->project == NULL || self->run_cancellable == NULL)
+    {
+      g_free (key);
+      return;
+    }
+
+  if (g_cancellable_is_cancelled (self->run_cancellable))
+    {
+      gboolean generating = self->generating;
+
+      g_free (key);
+      finish_work (self);
+      sk_window_show_toast (self, generating ? _("Writing code stopped") : _("Run stopped"));
+      return;
+    }
+
+  /* A server on this computer often needs no key; one that does says so
+   * when it refuses the request. */
+  if (error != NULL)
+    g_debug ("No API key from the keyring: %s", error->message);
+
+  g_free (lookup->settings->api_key);
+  lookup->settings->api_key = key;
+  launch (self, lookup->settings);
+}
+
 static void
 code_saved_cb (SkWindow *self)
 {
@@ -1455,30 +1786,39 @@ code_saved_cb (SkWindow *self)
 
   g_signal_handlers_disconnect_by_func (self->code_cell, code_saved_cb, self);
   if (nodes != NULL && !sk_code_cell_get_modified (self->code_cell))
-    sk_window_run_nodes (self, nodes);
+    start_work (self, nodes, self->pending_generate);
 }
 
-/**
- * sk_window_run_nodes:
- * @self: a #SkWindow
- * @nodes: (element-type SkNode): the steps to run
- *
- * Saves the workflow, then runs @nodes in dependency order without blocking
- * the window.
- */
-void
-sk_window_run_nodes (SkWindow  *self,
-                     GPtrArray *nodes)
+/* Runs @nodes, or has the coding agent write the code of those that have
+ * none when @generate is set. The agent is set up from Preferences anew
+ * each time, so that a change there counts from the next run on. */
+static void
+start_work (SkWindow  *self,
+            GPtrArray *nodes,
+            gboolean   generate)
 {
-  g_autofree char *python = NULL;
-  guint timeout;
+  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(GError) error = NULL;
 
   if (self->project == NULL || is_running (self))
     return;
 
   if (nodes->len == 0)
     {
-      sk_window_show_toast (self, _("No step is marked to run. Right-click a step to mark it."));
+      if (generate)
+        sk_window_show_toast (self, _("Every step has code already"));
+      else
+        sk_window_show_toast (self, _("No step is marked to run. Right-click a step to mark it."));
+      return;
+    }
+
+  settings = load_agent_settings (self, &error);
+  if (error != NULL)
+    sk_window_show_toast (self, error->message);
+  if (generate && settings == NULL)
+    {
+      if (error == NULL)
+        show_agent_toast (self, _("No coding agent is set up yet. Choose its model in Preferences, and it writes the code."));
       return;
     }
 
@@ -1490,6 +1830,7 @@ sk_window_run_nodes (SkWindow  *self,
         g_signal_connect_object (self->code_cell, "saved", G_CALLBACK (code_saved_cb), self, G_CONNECT_SWAPPED);
       g_clear_pointer (&self->pending_run, g_ptr_array_unref);
       self->pending_run = g_ptr_array_ref (nodes);
+      self->pending_generate = !!generate;
       sk_code_cell_save (self->code_cell);
       return;
     }
@@ -1499,23 +1840,49 @@ sk_window_run_nodes (SkWindow  *self,
   if (sk_project_get_modified (self->project) && !sk_window_save (self))
     return;
 
-  sk_runner_set_jobs (self->runner, g_settings_get_uint (self->settings, "jobs"));
-  timeout = g_settings_get_uint (self->settings, "timeout");
-  sk_runner_set_timeout (self->runner, timeout);
-  python = g_settings_get_string (self->settings, "python");
-  sk_runner_set_python (self->runner, python[0] != '\0' ? python : NULL);
-
-  g_object_set_data (G_OBJECT (self), "sk-missing", GUINT_TO_POINTER (count_missing_scripts (self, nodes)));
-
+  self->missing_scripts = count_missing_scripts (self, nodes);
   self->run_cancellable = g_cancellable_new ();
   self->run_nodes = g_ptr_array_ref (nodes);
+  self->generating = !!generate;
+  clear_agent_logs (self, nodes);
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), TRUE);
-  update_progress (self);
   update_actions (self);
 
-  sk_runner_run_async (self->runner, self->project, nodes, self->run_cancellable,
-                       run_cb, g_object_ref (self));
+  /* The keyring is asked without blocking the window, and Stop works
+   * meanwhile. */
+  if (settings != NULL && settings->api_key == NULL)
+    {
+      KeyLookup *lookup = g_new0 (KeyLookup, 1);
+
+      lookup->self = g_object_ref (self);
+      lookup->settings = g_steal_pointer (&settings);
+      gtk_progress_bar_set_text (self->progress_bar, _("Preparing the coding agent…"));
+      sk_llm_key_lookup_async (lookup->settings->provider, lookup->settings->base_url,
+                               self->run_cancellable, key_lookup_cb, lookup);
+      return;
+    }
+
+  launch (self, settings);
+}
+
+/**
+ * sk_window_run_nodes:
+ * @self: a #SkWindow
+ * @nodes: (element-type SkNode): the steps to run
+ *
+ * Saves the workflow, then runs @nodes in dependency order without blocking
+ * the window. When a coding agent is set up in Preferences, it writes the
+ * missing scripts first and repairs the scripts that fail.
+ */
+void
+sk_window_run_nodes (SkWindow  *self,
+                     GPtrArray *nodes)
+{
+  g_return_if_fail (SK_IS_WINDOW (self));
+  g_return_if_fail (nodes != NULL);
+
+  start_work (self, nodes, FALSE);
 }
 
 static void
@@ -1578,6 +1945,163 @@ stop_action (GSimpleAction *action,
 }
 
 static void
+generate_code_action (GSimpleAction *action,
+                      GVariant      *parameter,
+                      gpointer       user_data)
+{
+  SkWindow *self = user_data;
+  g_autoptr(GPtrArray) nodes = NULL;
+  guint n_nodes;
+
+  if (self->project == NULL)
+    return;
+
+  nodes = g_ptr_array_new_with_free_func (g_object_unref);
+  n_nodes = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
+      g_autoptr(GFile) script = sk_project_get_node_script (self->project, node);
+
+      if (script != NULL && !g_file_query_exists (script, NULL))
+        g_ptr_array_add (nodes, g_steal_pointer (&node));
+    }
+
+  start_work (self, nodes, TRUE);
+}
+
+typedef struct
+{
+  SkWindow *self;
+  SkNode   *node;
+} Regeneration;
+
+static void
+regeneration_free (Regeneration *regeneration)
+{
+  g_clear_object (&regeneration->self);
+  g_clear_object (&regeneration->node);
+  g_free (regeneration);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Regeneration, regeneration_free)
+
+static void
+put_aside_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(Regeneration) regeneration = user_data;
+  SkWindow *self = regeneration->self;
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!_sk_code_cell_put_aside_finish (SK_CODE_CELL (object), result, &error))
+    {
+      g_autofree char *message = NULL;
+
+      if (self->project == NULL)
+        return;
+
+      message = g_strdup_printf (_("The script could not be put aside, so it was left as it is: %s"),
+                                 error->message);
+      sk_window_show_toast (self, message);
+      return;
+    }
+
+  if (self->project == NULL ||
+      sk_project_get_node (self->project, sk_node_get_id (regeneration->node)) != regeneration->node)
+    return;
+
+  nodes = g_ptr_array_new ();
+  g_ptr_array_add (nodes, regeneration->node);
+  start_work (self, nodes, TRUE);
+}
+
+static void
+regenerate_response_cb (AdwMessageDialog *dialog,
+                        const char       *response,
+                        SkWindow         *self)
+{
+  SkNode *node = g_object_get_data (G_OBJECT (dialog), "sk-node");
+  Regeneration *regeneration;
+  g_autoptr(GFile) script = NULL;
+
+  if (g_strcmp0 (response, "regenerate") != 0 || self->project == NULL)
+    return;
+
+  /* The step may have gone, or a run started, while the dialog was open. */
+  if (sk_project_get_node (self->project, sk_node_get_id (node)) != node)
+    return;
+  if (is_running (self))
+    {
+      sk_window_show_toast (self, _("The code was left as it is: stop the run, or wait for it to finish, then regenerate the code"));
+      return;
+    }
+
+  script = sk_project_get_node_script (self->project, node);
+  if (script == NULL)
+    return;
+
+  regeneration = g_new0 (Regeneration, 1);
+  regeneration->self = g_object_ref (self);
+  regeneration->node = g_object_ref (node);
+  _sk_code_cell_put_aside_async (self->code_cell, script, put_aside_cb, regeneration);
+}
+
+static void
+regenerate_code_action (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       user_data)
+{
+  SkWindow *self = user_data;
+  SkNode *node = sk_canvas_get_selected_node (self->canvas);
+  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) script = NULL;
+  g_autoptr(GFile) previous = NULL;
+  g_autofree char *kept = NULL;
+  AdwMessageDialog *dialog;
+
+  if (self->project == NULL || node == NULL || is_running (self))
+    return;
+
+  settings = load_agent_settings (self, &error);
+  if (settings == NULL)
+    {
+      if (error != NULL)
+        sk_window_show_toast (self, error->message);
+      else
+        show_agent_toast (self, _("No coding agent is set up yet. Choose its model in Preferences, and it writes new code for this step."));
+      return;
+    }
+
+  script = sk_project_get_node_script (self->project, node);
+  if (script == NULL)
+    return;
+  previous = _sk_code_cell_get_previous_file (script);
+  kept = g_file_get_relative_path (self->folder, previous);
+  if (kept == NULL)
+    kept = g_file_get_path (previous);
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Clear and Regenerate the Code?"), NULL));
+  adw_message_dialog_format_body (dialog,
+                                  _("The coding agent writes new code for “%s” now. The current "
+                                    "script is kept as %s, so nothing is lost."),
+                                  sk_node_get_name (node), kept);
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "regenerate", _("_Regenerate"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "regenerate", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "regenerate");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "sk-node", g_object_ref (node), g_object_unref);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (regenerate_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
 arrange_action (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
@@ -1627,6 +2151,8 @@ static const GActionEntry win_actions[] = {
   { "run-from", run_node_action, "s" },
   { "run-to", run_node_action, "s" },
   { "stop", stop_action },
+  { "generate-code", generate_code_action },
+  { "regenerate-code", regenerate_code_action },
   { "arrange", arrange_action },
   { "edit-process", edit_process_action },
   { "zoom-in", zoom_action },
@@ -1790,6 +2316,18 @@ _sk_window_get_last_toast (SkWindow *self)
   return self->last_toast;
 }
 
+const char *
+_sk_window_get_last_toast_action (SkWindow *self)
+{
+  return self->last_toast_action;
+}
+
+SkCodeCell *
+_sk_window_get_code_cell (SkWindow *self)
+{
+  return self->code_cell;
+}
+
 static void
 sk_window_dispose (GObject *object)
 {
@@ -1816,7 +2354,9 @@ sk_window_dispose (GObject *object)
   g_clear_pointer (&self->run_nodes, g_ptr_array_unref);
   g_clear_pointer (&self->pending_run, g_ptr_array_unref);
   g_clear_pointer (&self->keys, g_hash_table_unref);
+  g_clear_pointer (&self->agent_logs, g_hash_table_unref);
   g_clear_pointer (&self->last_toast, g_free);
+  g_clear_pointer (&self->last_toast_action, g_free);
 
   G_OBJECT_CLASS (sk_window_parent_class)->dispose (object);
 }
@@ -1846,6 +2386,7 @@ sk_window_class_init (SkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkWindow, outer_paned);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_list_box);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_list);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, tokens_label);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_title);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_properties_button);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_menu_button);
@@ -1877,6 +2418,7 @@ sk_window_init (SkWindow *self)
   self->cancellable = g_cancellable_new ();
   self->runner = sk_runner_new ();
   self->keys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->agent_logs = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
 
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
@@ -1889,6 +2431,7 @@ sk_window_init (SkWindow *self)
   g_action_map_add_action (G_ACTION_MAP (self), step_list_action);
   g_settings_bind (self->settings, "show-step-list", self->step_list_box, "visible", G_SETTINGS_BIND_GET);
   g_signal_connect_object (self->runner, "node-state-changed", G_CALLBACK (runner_state_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runner, "agent-progress", G_CALLBACK (runner_agent_progress_cb), self, G_CONNECT_SWAPPED);
 
   self->input_cell = g_object_new (SK_TYPE_INPUT_CELL, NULL);
   self->output_cell = g_object_new (SK_TYPE_OUTPUT_CELL, NULL);
@@ -1898,6 +2441,7 @@ sk_window_init (SkWindow *self)
   gtk_box_append (self->cells_box, GTK_WIDGET (self->code_cell));
   g_signal_connect_object (self->input_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->code_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->code_cell, "notify::has-script", G_CALLBACK (update_actions), self, G_CONNECT_SWAPPED);
 
   factory = gtk_signal_list_item_factory_new ();
   g_signal_connect (factory, "setup", G_CALLBACK (step_row_setup_cb), NULL);

@@ -2193,7 +2193,7 @@ load_root (SkFakeLlm   *self,
 
   g_mutex_lock (&self->mutex);
   for (guint i = 0; i < responses->len; i++)
-    g_queue_push_tail (&self->queue, g_ptr_array_steal_index_fast (responses, i--));
+    g_queue_push_tail (&self->queue, g_ptr_array_steal_index (responses, i--));
   g_mutex_unlock (&self->mutex);
 
   return TRUE;
@@ -2898,7 +2898,7 @@ sk_fake_llm_push (SkFakeLlm   *self,
 
   g_mutex_lock (&self->mutex);
   for (guint i = 0; i < responses->len; i++)
-    g_queue_push_tail (&self->queue, g_ptr_array_steal_index_fast (responses, i--));
+    g_queue_push_tail (&self->queue, g_ptr_array_steal_index (responses, i--));
   g_mutex_unlock (&self->mutex);
 
   return TRUE;
