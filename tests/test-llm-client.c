@@ -703,6 +703,7 @@ test_request_bodies (void)
                                "function"),
                              "arguments")));
           g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (array, 3), "tool_name"), ==, "read_file");
+          g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "options"), "num_ctx"), >=, 16384);
           break;
 
         case SK_LLM_PROVIDER_ANTHROPIC:

@@ -28,6 +28,7 @@
 #define DEFAULT_MAX_RETRIES  2
 #define ANTHROPIC_DEFAULT_MAX_TOKENS 8192
 #define ANTHROPIC_VERSION "2023-06-01"
+#define OLLAMA_CONTEXT_SIZE 16384
 #define READ_SIZE (64 * 1024)
 /* An error body or a model list is small; more than this is not one. */
 #define MAX_BODY_SIZE (8 * 1024 * 1024)
@@ -622,14 +623,19 @@ build_openai_body (SkLlmClient *self,
 
   if (native)
     {
+      /* Ollama's default context is a few thousand tokens, and it cuts a
+       * longer prompt silently, which loses the agent's instructions.
+       */
+      json_builder_set_member_name (builder, "options");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "num_ctx");
+      json_builder_add_int_value (builder, OLLAMA_CONTEXT_SIZE);
       if (self->max_tokens > 0)
         {
-          json_builder_set_member_name (builder, "options");
-          json_builder_begin_object (builder);
           json_builder_set_member_name (builder, "num_predict");
           json_builder_add_int_value (builder, self->max_tokens);
-          json_builder_end_object (builder);
         }
+      json_builder_end_object (builder);
       return;
     }
 

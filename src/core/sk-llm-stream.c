@@ -475,6 +475,10 @@ openai_event (SkLlmStream  *self,
       return TRUE;
     }
 
+  /* Some proxies keep the connection alive with empty events. */
+  if (*data == '\0')
+    return TRUE;
+
   node = parse_json (data, strlen (data), error);
   if (node == NULL)
     return FALSE;
