@@ -399,6 +399,11 @@ test_repair (Fixture       *fixture,
 
   script = sk_test_read_text (fixture->folder, "double/double.py");
   g_assert_null (strstr (script, "1 / 0"));
+
+  /* The script that failed is kept. */
+  g_free (script);
+  script = sk_test_read_text (fixture->folder, "double/.skele/previous/double.py");
+  g_assert_cmpstr (script, ==, BROKEN_SCRIPT);
 }
 
 /* A repair that does not help ends in failure after the allowed attempts. */

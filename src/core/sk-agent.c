@@ -144,6 +144,28 @@ write_log (SkAgent *self)
              error != NULL ? error->message : g_strerror (errno));
 }
 
+/* A repair rewrites a script that someone may have worked on; the version
+ * that failed is kept where the window's Clear and Regenerate keeps it.
+ */
+static void
+keep_previous_script (SkAgent *self)
+{
+  g_autoptr(GFile) script = sk_project_get_node_script (self->project, self->node);
+  g_autofree char *folder = node_path (self);
+  g_autofree char *basename = g_file_get_basename (script);
+  g_autofree char *dir = g_build_filename (folder, ".skele", "previous", NULL);
+  g_autoptr(GFile) copy = NULL;
+  g_autoptr(GError) error = NULL;
+
+  copy = g_file_new_build_filename (dir, basename, NULL);
+  if (g_mkdir_with_parents (dir, 0755) != 0 ||
+      !g_file_copy (script, copy, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &error))
+    g_string_append_printf (self->log, "Could not keep a copy of the failed script: %s\n",
+                            error != NULL ? error->message : g_strerror (errno));
+  else
+    g_string_append_printf (self->log, "The failed script is kept as .skele/previous/%s.\n", basename);
+}
+
 static void
 finish_run (SkAgent *self,
             GError  *error)
@@ -696,6 +718,12 @@ sk_agent_run_async (SkAgent             *self,
                                      _("The coding agent’s prompt cannot be used: %s"), error->message));
       return;
     }
+
+  /* Later attempts repair the agent's own work; the first one's copy is
+   * the script as it was before any repair.
+   */
+  if (self->repair && self->attempt <= 1)
+    keep_previous_script (self);
 
   agent_step (self);
 }
