@@ -1189,10 +1189,12 @@ start_agent (NodeRun    *node_run,
  */
 static void
 start_repair (NodeRun    *node_run,
-              const char *traceback,
+              const char *traceback_text,
               const char *stderr_tail)
 {
   Run *run = node_run->run;
+  /* The traceback lives in the result that is cleared below. */
+  g_autofree char *traceback = g_strdup (traceback_text);
 
   g_clear_handle_id (&node_run->timeout_id, g_source_remove);
   g_clear_handle_id (&node_run->drain_id, g_source_remove);
