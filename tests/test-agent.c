@@ -157,63 +157,10 @@ push_call (Fixture    *fixture,
            const char *second_member,
            const char *second_value)
 {
-  g_autoptr(JsonBuilder) arguments = json_builder_new ();
-  g_autoptr(JsonBuilder) response = json_builder_new ();
-  g_autoptr(JsonNode) arguments_node = NULL;
-  g_autoptr(JsonNode) response_node = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *arguments_text = NULL;
-  g_autofree char *response_text = NULL;
-  g_autofree char *id = NULL;
-  static guint counter;
 
-  id = g_strdup_printf ("call_%u", ++counter);
-
-  json_builder_begin_object (arguments);
-  json_builder_set_member_name (arguments, first_member);
-  json_builder_add_string_value (arguments, first_value);
-  if (second_member != NULL)
-    {
-      json_builder_set_member_name (arguments, second_member);
-      json_builder_add_string_value (arguments, second_value);
-    }
-  json_builder_end_object (arguments);
-  arguments_node = json_builder_get_root (arguments);
-  arguments_text = json_to_string (arguments_node, FALSE);
-
-  json_builder_begin_object (response);
-  json_builder_set_member_name (response, "usage");
-  json_builder_begin_object (response);
-  json_builder_set_member_name (response, "prompt_tokens");
-  json_builder_add_int_value (response, 100);
-  json_builder_set_member_name (response, "completion_tokens");
-  json_builder_add_int_value (response, 20);
-  json_builder_end_object (response);
-  json_builder_set_member_name (response, "parts");
-  json_builder_begin_array (response);
-  json_builder_begin_object (response);
-  json_builder_set_member_name (response, "text");
-  json_builder_add_string_value (response, said);
-  json_builder_end_object (response);
-  json_builder_begin_object (response);
-  json_builder_set_member_name (response, "tool_call");
-  json_builder_begin_object (response);
-  json_builder_set_member_name (response, "id");
-  json_builder_add_string_value (response, id);
-  json_builder_set_member_name (response, "name");
-  json_builder_add_string_value (response, tool);
-  json_builder_set_member_name (response, "arguments");
-  json_builder_begin_array (response);
-  json_builder_add_string_value (response, arguments_text);
-  json_builder_end_array (response);
-  json_builder_end_object (response);
-  json_builder_end_object (response);
-  json_builder_end_array (response);
-  json_builder_end_object (response);
-  response_node = json_builder_get_root (response);
-  response_text = json_to_string (response_node, FALSE);
-
-  sk_fake_llm_push_json (fixture->fake, response_text, &error);
+  sk_fake_llm_push_tool_call (fixture->fake, said, tool, first_member, first_value,
+                              second_member, second_value, &error);
   g_assert_no_error (error);
 }
 

@@ -155,6 +155,7 @@ struct _SkFakeLlm
   gboolean      recycle;
 
   gint          n_finished; /* atomic */
+  gint          n_tool_calls; /* atomic */
 };
 
 static const char * const builtin_names[] = {
@@ -2948,6 +2949,86 @@ sk_fake_llm_get_n_pending (SkFakeLlm *self)
   g_mutex_unlock (&self->mutex);
 
   return n;
+}
+
+/**
+ * sk_fake_llm_push_tool_call:
+ * @text: what the model says before the call
+ * @tool: the tool's name
+ * @first_argument: the name of the call's first string argument
+ * @second_argument: (nullable): the name of a second one
+ *
+ * Queues one reply of a model that plays a coding agent: a sentence and one
+ * tool call with string arguments, reading 100 tokens and writing 20. The
+ * calls get the ids call_1, call_2, … in the order they are queued.
+ *
+ * Returns: whether the reply could be queued
+ */
+gboolean
+sk_fake_llm_push_tool_call (SkFakeLlm   *self,
+                            const char  *text,
+                            const char  *tool,
+                            const char  *first_argument,
+                            const char  *first_value,
+                            const char  *second_argument,
+                            const char  *second_value,
+                            GError     **error)
+{
+  g_autoptr(JsonBuilder) arguments = json_builder_new ();
+  g_autoptr(JsonBuilder) response = json_builder_new ();
+  g_autoptr(JsonNode) arguments_node = NULL;
+  g_autoptr(JsonNode) response_node = NULL;
+  g_autofree char *arguments_text = NULL;
+  g_autofree char *response_text = NULL;
+  g_autofree char *id = NULL;
+
+  id = g_strdup_printf ("call_%u", (guint) g_atomic_int_add (&self->n_tool_calls, 1) + 1);
+
+  json_builder_begin_object (arguments);
+  json_builder_set_member_name (arguments, first_argument);
+  json_builder_add_string_value (arguments, first_value);
+  if (second_argument != NULL)
+    {
+      json_builder_set_member_name (arguments, second_argument);
+      json_builder_add_string_value (arguments, second_value);
+    }
+  json_builder_end_object (arguments);
+  arguments_node = json_builder_get_root (arguments);
+  arguments_text = json_to_string (arguments_node, FALSE);
+
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "usage");
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "prompt_tokens");
+  json_builder_add_int_value (response, 100);
+  json_builder_set_member_name (response, "completion_tokens");
+  json_builder_add_int_value (response, 20);
+  json_builder_end_object (response);
+  json_builder_set_member_name (response, "parts");
+  json_builder_begin_array (response);
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "text");
+  json_builder_add_string_value (response, text);
+  json_builder_end_object (response);
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "tool_call");
+  json_builder_begin_object (response);
+  json_builder_set_member_name (response, "id");
+  json_builder_add_string_value (response, id);
+  json_builder_set_member_name (response, "name");
+  json_builder_add_string_value (response, tool);
+  json_builder_set_member_name (response, "arguments");
+  json_builder_begin_array (response);
+  json_builder_add_string_value (response, arguments_text);
+  json_builder_end_array (response);
+  json_builder_end_object (response);
+  json_builder_end_object (response);
+  json_builder_end_array (response);
+  json_builder_end_object (response);
+  response_node = json_builder_get_root (response);
+  response_text = json_to_string (response_node, FALSE);
+
+  return sk_fake_llm_push_json (self, response_text, error);
 }
 
 /**

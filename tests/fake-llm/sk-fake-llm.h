@@ -51,6 +51,14 @@ gboolean          sk_fake_llm_push                 (SkFakeLlm         *self,
 gboolean          sk_fake_llm_push_json            (SkFakeLlm         *self,
                                                     const char        *json,
                                                     GError           **error);
+gboolean          sk_fake_llm_push_tool_call       (SkFakeLlm         *self,
+                                                    const char        *text,
+                                                    const char        *tool,
+                                                    const char        *first_argument,
+                                                    const char        *first_value,
+                                                    const char        *second_argument,
+                                                    const char        *second_value,
+                                                    GError           **error);
 gboolean          sk_fake_llm_load_scenario_file   (SkFakeLlm         *self,
                                                     const char        *path,
                                                     GError           **error);
