@@ -563,6 +563,43 @@ test_reviewer (Fixture       *fixture,
   sk_test_assert_contains (after_allow, "reviewed-and-run");
 }
 
+/* Old, long tool results are shortened so that a long session fits. */
+static void
+test_long_session (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autofree char *second = NULL;
+  g_autofree char *last = NULL;
+
+  for (guint i = 0; i < 400; i++)
+    g_string_append_printf (big, "line %u of the data UNIQUE-%u\n", i, i);
+  sk_test_write_text (fixture->folder, "load/data.txt", big->str);
+
+  push_call (fixture, "I read the data.", "read_file", "path", "data.txt", NULL, NULL);
+  for (guint i = 0; i < 5; i++)
+    push_call (fixture, "I look around.", "list_dir", "path", ".", NULL, NULL);
+  push_write (fixture, "load.py", LOAD_SCRIPT);
+  push_complete (fixture, "Done.");
+
+  g_ptr_array_add (nodes, node (fixture, "load"));
+  fixture->done = FALSE;
+  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 8);
+
+  second = request_body (fixture, 1);
+  sk_test_assert_contains (second, "UNIQUE-399");
+  last = request_body (fixture, 7);
+  sk_test_assert_contains (last, "shortened to save space");
+  sk_test_assert_contains (last, "UNIQUE-1\\n");
+  g_assert_null (strstr (last, "UNIQUE-399"));
+}
+
 /* The server being down fails the step with the client's message. */
 static void
 test_server_down (Fixture       *fixture,
@@ -699,6 +736,7 @@ main (int   argc,
   ADD ("server-down", test_server_down);
   ADD ("cli", test_cli);
   ADD ("reviewer", test_reviewer);
+  ADD ("long-session", test_long_session);
 
 #undef ADD
 

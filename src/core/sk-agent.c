@@ -26,6 +26,12 @@
 
 /* How much of each tool result goes into the agent's log. */
 #define LOG_RESULT_LENGTH 2000
+/* Messages older than the last few are shortened to this many bytes, so
+ * that a long session does not outgrow the model's context: what they held
+ * is on disk and can be read again.
+ */
+#define RECENT_MESSAGES 8
+#define OLD_MESSAGE_LENGTH 1500
 
 struct _SkAgent
 {
@@ -599,6 +605,58 @@ chat_cb (GObject      *object,
   agent_next_call (self);
 }
 
+static char *
+shorten (const char *text,
+         const char *note)
+{
+  const char *end = text + OLD_MESSAGE_LENGTH;
+
+  /* Cut on a character boundary. */
+  while (end > text && (*end & 0xc0) == 0x80)
+    end--;
+
+  return g_strdup_printf ("%.*s\n[… %s]", (int) (end - text), text, note);
+}
+
+static void
+shorten_old_messages (SkAgent *self)
+{
+  /* The first message is the task or the failure to repair; it stays whole. */
+  for (guint i = 1; i + RECENT_MESSAGES < self->messages->len; i++)
+    {
+      SkLlmMessage *message = g_ptr_array_index (self->messages, i);
+
+      if (message->content != NULL && strlen (message->content) > OLD_MESSAGE_LENGTH + 200)
+        {
+          char *shorter = shorten (message->content, "shortened to save space; read the file or run the "
+                                                     "command again if you need the rest");
+
+          g_free (message->content);
+          message->content = shorter;
+        }
+
+      for (guint j = 0; j < message->tool_calls->len; j++)
+        {
+          SkLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
+          g_autoptr(JsonObject) arguments = NULL;
+          g_autoptr(JsonNode) node = NULL;
+
+          if (call->arguments == NULL || strlen (call->arguments) <= OLD_MESSAGE_LENGTH + 200)
+            continue;
+
+          arguments = sk_llm_tool_call_parse_arguments (call, NULL);
+          if (arguments == NULL || !json_object_has_member (arguments, "content"))
+            continue;
+
+          json_object_set_string_member (arguments, "content",
+                                         "[The content written then is on disk; read the file to see it.]");
+          node = json_node_init_object (json_node_alloc (), arguments);
+          g_free (call->arguments);
+          call->arguments = json_to_string (node, FALSE);
+        }
+    }
+}
+
 static void
 llm_event_cb (SkLlmEvent  event,
               const char *text,
@@ -633,6 +691,7 @@ agent_step (SkAgent *self)
     }
 
   self->steps++;
+  shorten_old_messages (self);
   if (self->steps == 1)
     progress (self, self->repair ? _("Asking the model to repair the script…")
                                  : _("Asking the model to write the script…"));
