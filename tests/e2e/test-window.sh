@@ -4,7 +4,9 @@
 # Drives the real window with xdotool the way a person would: builds a
 # three-step workflow with clicks and typing, saves it with Ctrl+S and checks
 # process.json; then runs the bundled example with the Run button and checks
-# that the chart is previewed. Screenshots are kept in $ARTIFACTS.
+# that the chart is previewed; then runs a step without code with the Run
+# button while skele-fake-llm plays the coding agent. Screenshots are kept in
+# $ARTIFACTS.
 #
 # TAP output; exits 77 (skipped) when the tools it needs are missing.
 
@@ -12,6 +14,7 @@ set -uo pipefail
 
 : "${SKELE_CODE_BIN:?}"
 : "${SKELE_EXAMPLES_DIR:?}"
+: "${SKELE_FAKE_LLM_BIN:?}"
 ARTIFACTS="${ARTIFACTS:-$(pwd)/e2e-artifacts}"
 PYTHON=/usr/bin/python3
 
@@ -29,8 +32,10 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/skele-e2e-XXXXXX")"
 mkdir -p "$ARTIFACTS"
 app_pid=""
+fake_pid=""
 cleanup() {
   [[ -n "$app_pid" ]] && kill "$app_pid" 2> /dev/null
+  [[ -n "$fake_pid" ]] && kill "$fake_pid" 2> /dev/null
   wait 2> /dev/null
   rm -rf "$work"
 }
@@ -42,7 +47,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [[ $# -gt 1 ]] && echo "# $2"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
 
-echo "1..10"
+echo "1..13"
 
 # Starts the window on FOLDER and waits until it has drawn its first frame.
 launch() {
@@ -214,6 +219,91 @@ check "the chart is previewed in the result cell" \
   "$PYTHON -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.02 else 1)' '$blue'" \
   "fraction of blue pixels in the preview area: $blue"
 
+quit
+
+# --- Part 3: a step without code, written by the coding agent ---------------
+
+agent_flow="$work/numbers"
+mkdir -p "$agent_flow"
+cat > "$agent_flow/process.json" << 'JSONEOF'
+{"process_name": "numbers",
+ "nodes": {"1": {"name": "make numbers", "priors": [], "run": true,
+                 "input": {"text": "Produce the numbers 1, 2 and 3 and say how many there are."}}}}
+JSONEOF
+
+# The model looks at the folder, writes the script, and says it is done.
+"$PYTHON" - "$work/agent-scenario.json" << 'PYEOF'
+import json, sys
+script = """import os
+import pickle
+
+state = {}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+def preprocess(prior_outputs):
+    with open(os.path.join(HERE, "make_numbers_summary.txt"), "w") as f:
+        f.write("Produces three numbers.\\n")
+    return True
+
+def compute():
+    state["output"] = {"task_status": "success", "numbers": [1, 2, 3]}
+    with open(os.path.join(HERE, "make_numbers_summary.txt"), "a") as f:
+        f.write("3 numbers produced\\nTask completed successfully\\n")
+
+def save():
+    with open(os.path.join(HERE, "make_numbers.pkl"), "wb") as f:
+        pickle.dump(state["output"], f)
+"""
+def call(text, name, args):
+    return {"usage": {"prompt_tokens": 1000, "completion_tokens": 100},
+            "parts": [{"text": text},
+                      {"tool_call": {"id": "call_" + name, "name": name,
+                                     "arguments": [json.dumps(args)]}}]}
+json.dump({"responses": [
+    call("I look at the step's folder.", "list_dir", {"path": "."}),
+    call("I write the script.", "write_file", {"path": "make_numbers.py", "content": script}),
+    call("It works.", "task_complete", {"summary": "The script makes the numbers 1, 2 and 3."}),
+]}, open(sys.argv[1], "w"))
+PYEOF
+
+"$SKELE_FAKE_LLM_BIN" --once "$work/agent-scenario.json" > "$work/fake.out" 2> "$work/fake.err" &
+fake_pid=$!
+fake_url=""
+for _ in $(seq 1 50); do
+  fake_url="$(sed -n 's/^OpenAI-compatible: //p' "$work/fake.out")"
+  [[ -n "$fake_url" ]] && break
+  sleep 0.1
+done
+
+if SKELE_LLM_PROVIDER=openai SKELE_LLM_BASE_URL="$fake_url" SKELE_LLM_MODEL=fake-coder \
+   SKELE_LLM_API_KEY=e2e-key launch numbers "$agent_flow"; then
+  ok "the window opens on a workflow without code"
+else
+  not_ok "the window opens on a workflow without code" "$(cat "$work/app-numbers.log")"
+  exit 1
+fi
+
+click 1080 28
+for _ in $(seq 1 120); do
+  [[ -f "$agent_flow/make_numbers/make_numbers.pkl" ]] && break
+  sleep 0.25
+done
+sleep 2
+import -window "$WID" "$ARTIFACTS/agent-run.png"
+
+check "Run had the agent write the script, then ran it" \
+  "[[ -f '$agent_flow/make_numbers/make_numbers.py' && -f '$agent_flow/make_numbers/make_numbers.pkl' ]]" \
+  "$(cat "$work/fake.err" "$agent_flow/make_numbers/.skele/agent.log" 2> /dev/null)"
+
+saved="$("$PYTHON" - "$agent_flow/process.json" << 'PYEOF'
+import json, sys
+node = json.load(open(sys.argv[1], encoding="utf-8"))["nodes"]["1"]
+tokens = node.get("skele", {}).get("tokens", {})
+print("%s|%s|%s" % (tokens.get("prompt"), tokens.get("completion"),
+                    "3 numbers produced" in node.get("output", {}).get("text", "")))
+PYEOF
+)"
+check "the step's report and the agent's tokens were saved" "[[ '$saved' == '3000|300|True' ]]" "$saved"
 quit
 
 exit $((failed > 0))
