@@ -114,7 +114,7 @@ take_secret (char *secret)
 /* libsecret shares one connection to the keyring among the calls that are
  * waiting for it, and cancelling one of them fails all the others with
  * G_IO_ERROR_CANCELLED. Such a call is made again, a few times at most. */
-#define MAX_KEYRING_ATTEMPTS 3
+#define MAX_KEYRING_ATTEMPTS 5
 
 typedef enum
 {
@@ -183,12 +183,19 @@ key_request_cb (GObject      *object,
 
   if (error != NULL && cancelled_by_another_call (task, error))
     {
-      /* From an idle, once libsecret has finished with the connection
+      /* A little later, once libsecret has finished with the connection
        * it failed; asked at once, it fails again the same way. */
       g_debug ("Asking the keyring again: another call was cancelled");
-      g_idle_add (key_request_retry, g_steal_pointer (&task));
+      g_timeout_add (25 * request->attempts, key_request_retry, g_steal_pointer (&task));
       return;
     }
+
+  /* A call that nobody cancelled still failed as cancelled after its
+   * attempts: for its caller the keyring did not answer.
+   */
+  if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      (g_task_get_cancellable (task) == NULL || !g_cancellable_is_cancelled (g_task_get_cancellable (task))))
+    error->code = G_IO_ERROR_FAILED;
 
   if (error != NULL)
     g_task_return_error (task, keyring_error_new (error));
