@@ -226,6 +226,24 @@ node (Fixture    *fixture,
   return found;
 }
 
+/* Runs (or only writes the code of) the one step @key. */
+static void
+run_one (Fixture    *fixture,
+         const char *key,
+         gboolean    generate_only)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+
+  g_ptr_array_add (nodes, node (fixture, key));
+  fixture->done = FALSE;
+  g_clear_error (&fixture->error);
+  if (generate_only)
+    sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  else
+    sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
+  SK_TEST_WAIT_UNTIL (fixture->done, 120000);
+}
+
 static gboolean
 have_sandbox (void)
 {
@@ -366,10 +384,7 @@ test_repair_gives_up (Fixture       *fixture,
   push_write (fixture, "load.py", BROKEN_SCRIPT);
   push_complete (fixture, "Fixed again.");
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 120000);
+  run_one (fixture, "load", FALSE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.failed, ==, 1);
@@ -392,10 +407,7 @@ test_budget (Fixture       *fixture,
                          "{\"repeat\": 3, \"parts\": [{\"text\": \"I will think about it.\"}]}", &error);
   g_assert_no_error (error);
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", FALSE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.failed, ==, 1);
@@ -420,10 +432,7 @@ test_confinement (Fixture       *fixture,
   push_write (fixture, "load.py", LOAD_SCRIPT);
   push_complete (fixture, "Done.");
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", TRUE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
@@ -449,10 +458,7 @@ test_complete_without_script (Fixture       *fixture,
   push_write (fixture, "load.py", LOAD_SCRIPT);
   push_complete (fixture, "Now it is done.");
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", TRUE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
@@ -498,10 +504,7 @@ test_text_tools (Fixture       *fixture,
   sk_fake_llm_push_json (fixture->fake, scenario, &error);
   g_assert_no_error (error);
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", TRUE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
@@ -540,10 +543,7 @@ test_reviewer (Fixture       *fixture,
   push_write (fixture, "load.py", LOAD_SCRIPT);
   push_complete (fixture, "Done.");
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", TRUE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
@@ -583,10 +583,7 @@ test_long_session (Fixture       *fixture,
   push_write (fixture, "load.py", LOAD_SCRIPT);
   push_complete (fixture, "Done.");
 
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_generate_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", TRUE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
@@ -611,10 +608,7 @@ test_server_down (Fixture       *fixture,
 
   sk_llm_client_set_max_retries (client, 0);
   sk_runner_set_agent (fixture->runner, client);
-  g_ptr_array_add (nodes, node (fixture, "load"));
-  fixture->done = FALSE;
-  sk_runner_run_async (fixture->runner, fixture->project, nodes, NULL, done_cb, fixture);
-  SK_TEST_WAIT_UNTIL (fixture->done, 60000);
+  run_one (fixture, "load", FALSE);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->stats.failed, ==, 1);
