@@ -1135,7 +1135,7 @@ test_code_regenerate (Fixture       *fixture,
   script = g_build_filename (folder, "load_sales.py", NULL);
   previous = g_build_filename (folder, ".skele", "previous", "load_sales.py", NULL);
   script_file = g_file_new_for_path (script);
-  previous_file = _sk_code_cell_get_previous_file (script_file);
+  previous_file = sk_project_get_previous_script (script_file);
   kept = g_file_get_path (previous_file);
   g_assert_cmpstr (kept, ==, previous);
 

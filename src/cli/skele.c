@@ -270,27 +270,60 @@ agent_progress_cb (SkRunner   *runner,
     }
 }
 
+/* The coding agent's server and model, which run and generate both take. */
+typedef struct
+{
+  char *provider;
+  char *base_url;
+  char *model;
+} AgentOptions;
+
+static void
+agent_options_clear (AgentOptions *agent)
+{
+  g_clear_pointer (&agent->provider, g_free);
+  g_clear_pointer (&agent->base_url, g_free);
+  g_clear_pointer (&agent->model, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AgentOptions, agent_options_clear)
+
+static void
+add_agent_entries (GOptionContext *options,
+                   AgentOptions   *agent)
+{
+  /* The entries are copied into the context's main group. */
+  const GOptionEntry entries[] = {
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &agent->provider,
+      N_("The coding agent’s server kind: openai, ollama or anthropic"), "NAME" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &agent->base_url,
+      N_("The coding agent’s server address, e.g. http://127.0.0.1:11434/v1"), "URL" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &agent->model,
+      N_("The model that writes and repairs code"), "NAME" },
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
+}
+
 /* Gives @runner the coding agent of the settings: Preferences, then the
  * SKELE_LLM_* variables, then the command line. Without a model, the runner
  * has no agent, which is an error only when @required.
  */
 static gboolean
-setup_agent (SkRunner    *runner,
-             const char  *provider,
-             const char  *base_url,
-             const char  *model,
-             gboolean     required,
-             GError     **error)
+setup_agent (SkRunner            *runner,
+             const AgentOptions  *agent,
+             gboolean             required,
+             GError             **error)
 {
   g_autoptr(SkLlmSettings) settings = NULL;
-  g_autoptr(SkLlmClient) client = NULL;
   g_autofree char *description = NULL;
 
   settings = sk_llm_settings_load (NULL, TRUE, error);
   if (settings == NULL)
     return FALSE;
 
-  if (!sk_llm_settings_override (settings, provider, base_url, model, error))
+  if (!sk_llm_settings_override (settings, agent->provider, agent->base_url, agent->model, error))
     return FALSE;
 
   if (settings->model == NULL || settings->model[0] == '\0')
@@ -299,14 +332,8 @@ setup_agent (SkRunner    *runner,
         return TRUE;
     }
 
-  client = sk_llm_settings_create_client (settings, error);
-  if (client == NULL)
+  if (!sk_llm_settings_apply_to_runner (settings, runner, error))
     return FALSE;
-
-  sk_runner_set_agent (runner, client);
-  sk_runner_set_agent_options (runner, settings->repair_attempts, settings->max_steps,
-                               settings->require_sandbox, settings->review_commands,
-                               settings->allow_network);
 
   description = sk_llm_settings_describe (settings);
   g_printerr (_("Coding agent: %s.\n"), description);
@@ -405,9 +432,7 @@ command_run (int    argc,
   g_autofree char *to = NULL;
   g_autofree char *events = NULL;
   g_autofree char *python = NULL;
-  g_autofree char *provider = NULL;
-  g_autofree char *base_url = NULL;
-  g_autofree char *model = NULL;
+  g_auto(AgentOptions) agent = { 0 };
   RunContext context = { 0 };
   gboolean no_agent = FALSE;
   gboolean force = FALSE;
@@ -436,18 +461,13 @@ command_run (int    argc,
       N_("The Python interpreter that runs the steps"), "PATH" },
     { "no-agent", 0, 0, G_OPTION_ARG_NONE, &no_agent,
       N_("Never call the coding agent: steps without code fail, failed steps are not repaired"), NULL },
-    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider,
-      N_("The coding agent’s server kind: openai, ollama or anthropic"), "NAME" },
-    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url,
-      N_("The coding agent’s server address"), "URL" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
-      N_("The model that writes and repairs code"), "NAME" },
     { NULL }
   };
 
   options = g_option_context_new (_("FOLDER — run a workflow"));
   g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
+  add_agent_entries (options, &agent);
   g_option_context_set_summary (options,
                                 _("Runs the steps of a workflow in dependency order. Steps marked "
                                   "to run are run unless --only, --from or --to choose others. A "
@@ -510,7 +530,7 @@ command_run (int    argc,
   sk_runner_set_in_memory (runner, in_memory);
   sk_runner_set_python (runner, python);
 
-  if (!no_agent && !setup_agent (runner, provider, base_url, model, FALSE, &error))
+  if (!no_agent && !setup_agent (runner, &agent, FALSE, &error))
     {
       g_printerr (_("error: %s\n"), error->message);
       return EXIT_INVALID;
@@ -610,9 +630,7 @@ command_generate (int    argc,
   g_autoptr(GPtrArray) nodes = NULL;
   g_auto(GStrv) keys = NULL;
   g_autofree char *python = NULL;
-  g_autofree char *provider = NULL;
-  g_autofree char *base_url = NULL;
-  g_autofree char *model = NULL;
+  g_auto(AgentOptions) agent = { 0 };
   RunContext context = { 0 };
   g_autofree char *read_text = NULL;
   g_autofree char *written_text = NULL;
@@ -626,18 +644,13 @@ command_generate (int    argc,
       N_("Write the code of at most N steps at once (default: one per processor)"), "N" },
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
       N_("The Python interpreter the code is written and tested for"), "PATH" },
-    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider,
-      N_("The server kind: openai, ollama or anthropic"), "NAME" },
-    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url,
-      N_("The server address, e.g. http://127.0.0.1:11434/v1"), "URL" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
-      N_("The model that writes the code"), "NAME" },
     { NULL }
   };
 
   options = g_option_context_new (_("FOLDER — write the missing code of a workflow"));
   g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
+  add_agent_entries (options, &agent);
   g_option_context_set_summary (options,
                                 _("Lets the coding agent write the script of every step that has "
                                   "none, in dependency order, without running the workflow. Steps "
@@ -690,7 +703,7 @@ command_generate (int    argc,
   sk_runner_set_jobs (runner, jobs);
   sk_runner_set_python (runner, python);
 
-  if (!setup_agent (runner, provider, base_url, model, TRUE, &error))
+  if (!setup_agent (runner, &agent, TRUE, &error))
     {
       g_printerr (_("error: %s\n"), error->message);
       return EXIT_INVALID;

@@ -157,19 +157,18 @@ static void
 keep_previous_script (SkAgent *self)
 {
   g_autoptr(GFile) script = sk_project_get_node_script (self->project, self->node);
-  g_autofree char *folder = node_path (self);
-  g_autofree char *basename = g_file_get_basename (script);
-  g_autofree char *dir = g_build_filename (folder, ".skele", "previous", NULL);
-  g_autoptr(GFile) copy = NULL;
+  g_autoptr(GFile) copy = sk_project_get_previous_script (script);
+  g_autoptr(GFile) dir = g_file_get_parent (copy);
+  g_autofree char *dir_path = g_file_get_path (dir);
+  g_autofree char *copy_path = g_file_get_path (copy);
   g_autoptr(GError) error = NULL;
 
-  copy = g_file_new_build_filename (dir, basename, NULL);
-  if (g_mkdir_with_parents (dir, 0755) != 0 ||
+  if (g_mkdir_with_parents (dir_path, 0755) != 0 ||
       !g_file_copy (script, copy, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &error))
     g_string_append_printf (self->log, "Could not keep a copy of the failed script: %s\n",
                             error != NULL ? error->message : g_strerror (errno));
   else
-    g_string_append_printf (self->log, "The failed script is kept as .skele/previous/%s.\n", basename);
+    g_string_append_printf (self->log, "The failed script is kept as %s.\n", copy_path);
 }
 
 static void

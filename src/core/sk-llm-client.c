@@ -348,6 +348,14 @@ parse_retry_after (SoupMessageHeaders *headers,
     }
 }
 
+/* The OpenAI library's backoff: 0.5 s doubling up to 8 s, less up to a
+ * quarter, so that clients that failed together do not retry together. */
+static double
+backoff_delay (guint attempt)
+{
+  return MIN (0.5 * (1 << MIN (attempt, 4)), 8.0) * (1.0 - 0.25 * g_random_double ());
+}
+
 /**
  * map_http_error:
  * @retry_delay: (out): seconds to wait before retrying, or a negative value
@@ -464,7 +472,7 @@ map_http_error (SkLlmClient *self,
       if (has_retry_after)
         *retry_delay = retry_after;
       else
-        *retry_delay = MIN (0.5 * (1 << attempt), 8.0) * (1.0 - 0.25 * g_random_double ());
+        *retry_delay = backoff_delay (attempt);
     }
 
   return error;
@@ -991,7 +999,7 @@ transport_retry_delay (SkLlmClient *client,
       error->code != SK_LLM_ERROR_INCOMPLETE)
     return -1;
 
-  return MIN (0.5 * (1 << data->attempt), 8.0) * (1.0 - 0.25 * g_random_double ());
+  return backoff_delay (data->attempt);
 }
 
 static void

@@ -632,6 +632,37 @@ sk_llm_settings_create_client (const SkLlmSettings  *self,
 }
 
 /**
+ * sk_llm_settings_apply_to_runner:
+ * @runner: the runner that is to write and repair code
+ *
+ * Gives @runner a coding agent with these settings: the client, the repair
+ * attempts, the reply budget and the sandbox, reviewer and network choices.
+ *
+ * Returns: %FALSE with %SK_LLM_ERROR_NOT_CONFIGURED when no model is set
+ *   or the server address is not one, leaving @runner as it was
+ */
+gboolean
+sk_llm_settings_apply_to_runner (const SkLlmSettings  *self,
+                                 SkRunner             *runner,
+                                 GError              **error)
+{
+  g_autoptr(SkLlmClient) client = NULL;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (SK_IS_RUNNER (runner), FALSE);
+
+  client = sk_llm_settings_create_client (self, error);
+  if (client == NULL)
+    return FALSE;
+
+  sk_runner_set_agent (runner, client);
+  sk_runner_set_agent_options (runner, self->repair_attempts, self->max_steps,
+                               self->require_sandbox, self->review_commands,
+                               self->allow_network);
+  return TRUE;
+}
+
+/**
  * sk_llm_settings_describe:
  * @self: the settings
  *

@@ -14,6 +14,7 @@
 
 #include "sk-llm.h"
 #include "sk-llm-client.h"
+#include "sk-runner.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,9 @@ gboolean       sk_llm_settings_override      (SkLlmSettings        *self,
 SkLlmClient   *sk_llm_settings_create_client (const SkLlmSettings  *self,
                                               GError              **error);
 char          *sk_llm_settings_describe      (const SkLlmSettings  *self);
+gboolean       sk_llm_settings_apply_to_runner (const SkLlmSettings *self,
+                                              SkRunner             *runner,
+                                              GError              **error);
 
 void           sk_llm_key_store_async        (SkLlmProvider         provider,
                                               const char           *base_url,

@@ -265,6 +265,31 @@ list_model_get_item (GListModel *model,
 }
 
 /**
+ * sk_project_get_previous_script:
+ * @script: a node's script
+ *
+ * A script that is replaced, by a repair or by "Clear and Regenerate", is
+ * kept in `.skele/previous/` in the node's folder, under the same name.
+ *
+ * Returns: (transfer full): where @script is kept
+ */
+GFile *
+sk_project_get_previous_script (GFile *script)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *basename = NULL;
+  g_autofree char *relative = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (script), NULL);
+
+  folder = g_file_get_parent (script);
+  basename = g_file_get_basename (script);
+  relative = g_build_filename (".skele", "previous", basename, NULL);
+
+  return g_file_resolve_relative_path (folder, relative);
+}
+
+/**
  * sk_project_get_tokens:
  * @prompt_tokens: (out) (optional): tokens the coding agent read, over all nodes
  * @completion_tokens: (out) (optional): tokens it wrote

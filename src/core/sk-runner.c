@@ -198,8 +198,10 @@ log_sink_free (LogSink *sink)
   g_free (sink);
 }
 
+/* Clears what one run of the node's script left: its process, logs and
+ * result. */
 static void
-node_run_free (NodeRun *node_run)
+node_run_clear_process (NodeRun *node_run)
 {
   g_clear_handle_id (&node_run->timeout_id, g_source_remove);
   g_clear_handle_id (&node_run->drain_id, g_source_remove);
@@ -207,16 +209,22 @@ node_run_free (NodeRun *node_run)
   g_clear_pointer (&node_run->sinks[0], log_sink_free);
   g_clear_pointer (&node_run->sinks[1], log_sink_free);
   g_clear_object (&node_run->process);
-  g_clear_object (&node_run->node);
-  g_clear_object (&node_run->folder);
-  g_clear_pointer (&node_run->folder_path, g_free);
-  g_clear_pointer (&node_run->fingerprint, g_free);
-  g_clear_pointer (&node_run->successors, g_ptr_array_unref);
   g_clear_pointer (&node_run->snapshot, g_hash_table_unref);
   g_clear_pointer (&node_run->result_path, g_free);
   g_clear_pointer (&node_run->stdout_path, g_free);
   g_clear_pointer (&node_run->stderr_path, g_free);
   g_clear_pointer (&node_run->result, json_object_unref);
+}
+
+static void
+node_run_free (NodeRun *node_run)
+{
+  node_run_clear_process (node_run);
+  g_clear_object (&node_run->node);
+  g_clear_object (&node_run->folder);
+  g_clear_pointer (&node_run->folder_path, g_free);
+  g_clear_pointer (&node_run->fingerprint, g_free);
+  g_clear_pointer (&node_run->successors, g_ptr_array_unref);
   if (node_run->agent != NULL)
     g_signal_handlers_disconnect_by_data (node_run->agent, node_run);
   g_clear_object (&node_run->agent);
@@ -1196,17 +1204,7 @@ start_repair (NodeRun    *node_run,
   /* The traceback lives in the result that is cleared below. */
   g_autofree char *traceback = g_strdup (traceback_text);
 
-  g_clear_handle_id (&node_run->timeout_id, g_source_remove);
-  g_clear_handle_id (&node_run->drain_id, g_source_remove);
-  g_clear_object (&node_run->io_cancellable);
-  g_clear_pointer (&node_run->sinks[0], log_sink_free);
-  g_clear_pointer (&node_run->sinks[1], log_sink_free);
-  g_clear_object (&node_run->process);
-  g_clear_pointer (&node_run->snapshot, g_hash_table_unref);
-  g_clear_pointer (&node_run->result_path, g_free);
-  g_clear_pointer (&node_run->stdout_path, g_free);
-  g_clear_pointer (&node_run->stderr_path, g_free);
-  g_clear_pointer (&node_run->result, json_object_unref);
+  node_run_clear_process (node_run);
   node_run->started_running = FALSE;
   node_run->timed_out = FALSE;
   node_run->pending_ops = 0;

@@ -15,7 +15,6 @@ G_BEGIN_DECLS
 void      _sk_code_cell_clear_code        (SkCodeCell           *self);
 
 /* "Clear and Regenerate" keeps the script it replaces. */
-GFile    *_sk_code_cell_get_previous_file (GFile                *script);
 void      _sk_code_cell_put_aside_async   (SkCodeCell           *self,
                                            GFile                *script,
                                            GAsyncReadyCallback   callback,

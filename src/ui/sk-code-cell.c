@@ -1141,36 +1141,13 @@ _sk_code_cell_clear_code (SkCodeCell *self)
 }
 
 /**
- * _sk_code_cell_get_previous_file:
- * @script: a node's script
- *
- * Returns: (transfer full): where "Clear and Regenerate" keeps @script:
- *   `.skele/previous/` in the node's folder, under the same name
- */
-GFile *
-_sk_code_cell_get_previous_file (GFile *script)
-{
-  g_autoptr(GFile) folder = NULL;
-  g_autofree char *basename = NULL;
-  g_autofree char *relative = NULL;
-
-  g_return_val_if_fail (G_IS_FILE (script), NULL);
-
-  folder = g_file_get_parent (script);
-  basename = g_file_get_basename (script);
-  relative = g_build_filename (".skele", "previous", basename, NULL);
-
-  return g_file_resolve_relative_path (folder, relative);
-}
-
-/**
  * _sk_code_cell_put_aside_async:
  * @self: a #SkCodeCell
  * @script: a node's script, which the cell may or may not show
  * @callback: called when the script has moved
  * @user_data: data for @callback
  *
- * Moves @script to the file _sk_code_cell_get_previous_file() names, after
+ * Moves @script to the file sk_project_get_previous_script() names, after
  * the saves and deletions already queued, so that the edits typed into it
  * go with it. When the cell shows @script, it shows the step without code
  * from then on.
@@ -1201,7 +1178,7 @@ _sk_code_cell_put_aside_async (SkCodeCell          *self,
   /* Serials start at one, so another script's move never matches. */
   op->serial = shown ? self->serial : 0;
   op->file = g_object_ref (script);
-  op->destination = _sk_code_cell_get_previous_file (script);
+  op->destination = sk_project_get_previous_script (script);
   op->task = g_task_new (self, NULL, callback, user_data);
   g_task_set_source_tag (op->task, _sk_code_cell_put_aside_async);
 

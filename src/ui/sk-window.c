@@ -1683,32 +1683,26 @@ static void
 launch (SkWindow      *self,
         SkLlmSettings *settings)
 {
-  g_autoptr(SkLlmClient) client = NULL;
   g_autofree char *python = NULL;
+  gboolean has_agent = FALSE;
 
+  /* The runner is the window's own: a run without an agent must not keep
+   * the previous run's. */
+  sk_runner_set_agent (self->runner, NULL);
   if (settings != NULL)
     {
       g_autoptr(GError) error = NULL;
 
-      client = sk_llm_settings_create_client (settings, &error);
-      if (client == NULL)
+      has_agent = sk_llm_settings_apply_to_runner (settings, self->runner, &error);
+      if (!has_agent)
         show_agent_toast (self, error->message);
     }
 
-  if (client == NULL && self->generating)
+  if (!has_agent && self->generating)
     {
       finish_work (self);
       return;
     }
-
-  sk_runner_set_agent (self->runner, client);
-  if (client != NULL)
-    sk_runner_set_agent_options (self->runner,
-                                 settings->repair_attempts,
-                                 settings->max_steps,
-                                 settings->require_sandbox,
-                                 settings->review_commands,
-                                 settings->allow_network);
 
   sk_runner_set_jobs (self->runner, g_settings_get_uint (self->settings, "jobs"));
   sk_runner_set_timeout (self->runner, g_settings_get_uint (self->settings, "timeout"));
@@ -2079,7 +2073,7 @@ regenerate_code_action (GSimpleAction *action,
   script = sk_project_get_node_script (self->project, node);
   if (script == NULL)
     return;
-  previous = _sk_code_cell_get_previous_file (script);
+  previous = sk_project_get_previous_script (script);
   kept = g_file_get_relative_path (self->folder, previous);
   if (kept == NULL)
     kept = g_file_get_path (previous);
