@@ -20,7 +20,7 @@
 #include "sk-history.h"
 #include "sk-project.h"
 #include "sk-test-util.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 
 #define WINDOW_WIDTH 800
 #define WINDOW_HEIGHT 600
@@ -1760,7 +1760,7 @@ main (int   argc,
     }
 
   adw_init ();
-  sk_ui_init ();
+  sk_widgets_init ();
 
 #define ADD(path, func) \
   g_test_add ("/canvas/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)

@@ -23,7 +23,7 @@
 #include "sk-input-cell.h"
 #include "sk-output-cell.h"
 #include "sk-test-util.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 
 #define WAIT_MSEC 5000
 
@@ -576,7 +576,7 @@ test_output_previews (Fixture       *fixture,
 
   sk_node_set_output_text (fixture->a, "Computed 12 monthly totals.\nchart.svg created");
   sk_node_set_output_files (fixture->a, SK_TEST_STRV ("summary.txt", "plot.png", "chart.svg",
-                                                      "broken.png", "model.bin", "run.log"));
+                            "broken.png", "model.bin", "run.log"));
 
   g_object_set (cell, "project", fixture->project, NULL);
   g_signal_connect_swapped (cell, "preview-loaded", G_CALLBACK (count_cb), &loaded);
@@ -1228,7 +1228,7 @@ main (int   argc,
       return 0;
     }
   adw_init ();
-  sk_ui_init ();
+  sk_widgets_init ();
 
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)

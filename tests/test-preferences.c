@@ -14,7 +14,7 @@
 #include "sk-fake-llm.h"
 #include "sk-preferences-window.h"
 #include "sk-test-util.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 
 #define WAIT_MSEC 10000
 
@@ -470,7 +470,7 @@ main (int   argc,
       return 0;
     }
   adw_init ();
-  sk_ui_init ();
+  sk_widgets_init ();
 
   g_test_add_func ("/preferences/bindings", test_preferences_bindings);
   g_test_add_func ("/preferences/agent-bindings", test_preferences_agent_bindings);

@@ -613,7 +613,7 @@ test_failed_prior_old_pickle (void)
     g_autoptr(GError) error = NULL;
     const char *keys[] = { "second", NULL };
 
-    only = sk_runner_select_nodes (wf->project, keys, NULL, NULL, &error);
+    only = sk_project_select_nodes (wf->project, keys, NULL, NULL, &error);
     g_assert_no_error (error);
     sk_runner_set_force (runner, TRUE);
     g_assert_true (run_workflow (runner, wf, only, &outcome));
@@ -986,13 +986,13 @@ test_run_false (void)
   write_script (wf, "never_run", NULL, NULL);
   write_script (wf, "orphan", NULL, NULL);
 
-  marked = sk_runner_select_nodes (wf->project, NULL, NULL, NULL, &error);
+  marked = sk_project_select_nodes (wf->project, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   keys = keys_of (marked);
   g_assert_cmpstr (keys, ==, "consumer orphan");
 
   /* The source ran once, earlier, on its own. */
-  only = sk_runner_select_nodes (wf->project, first, NULL, NULL, &error);
+  only = sk_project_select_nodes (wf->project, first, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (run_workflow (runner, wf, only, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
@@ -1032,7 +1032,7 @@ assert_selection (SkProject          *project,
   g_autoptr(GError) error = NULL;
   g_autofree char *keys = NULL;
 
-  nodes = sk_runner_select_nodes (project, only, from, to, &error);
+  nodes = sk_project_select_nodes (project, only, from, to, &error);
   g_assert_no_error (error);
   g_assert_nonnull (nodes);
   keys = keys_of (nodes);
@@ -1048,7 +1048,7 @@ assert_selection_fails (SkProject          *project,
   g_autoptr(GPtrArray) nodes = NULL;
   g_autoptr(GError) error = NULL;
 
-  nodes = sk_runner_select_nodes (project, only, from, to, &error);
+  nodes = sk_project_select_nodes (project, only, from, to, &error);
   g_assert_null (nodes);
   g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID);
   sk_test_assert_contains (error->message, "nowhere");
@@ -1400,7 +1400,7 @@ test_missing_script_record (void)
   g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_FAILED);
   g_assert_true (sk_test_exists (wf->folder, "first/first.pkl"));
 
-  only = sk_runner_select_nodes (wf->project, keys, NULL, NULL, &error);
+  only = sk_project_select_nodes (wf->project, keys, NULL, NULL, &error);
   g_assert_no_error (error);
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, only, &outcome));

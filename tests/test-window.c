@@ -24,10 +24,10 @@
 #include "sk-canvas-private.h"
 #include "sk-code-cell-private.h"
 #include "sk-fake-llm.h"
-#include "sk-files.h"
+#include "sk-step-folder.h"
 #include "sk-properties-dialog.h"
 #include "sk-test-util.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 #include "sk-window-private.h"
 
 /* Long enough for a loaded machine; the waits end as soon as they can. */
@@ -74,7 +74,7 @@ exists_in (Fixture    *f,
 static char *
 recovery_path (GFile *folder)
 {
-  g_autoptr(GFile) recovery = sk_recovery_file_for (folder);
+  g_autoptr(GFile) recovery = sk_step_folder_get_recovery_file (folder);
 
   return g_file_get_path (recovery);
 }
@@ -96,7 +96,7 @@ copy_example (Fixture *f)
 
   g_assert_nonnull (examples);
   source = g_file_new_build_filename (examples, EXAMPLE_NAME, NULL);
-  sk_copy_tree (source, f->folder, &error);
+  sk_step_folder_copy_workflow (source, f->folder, &error);
   g_assert_no_error (error);
   g_assert_true (exists_in (f, "process.json"));
 }
@@ -748,7 +748,7 @@ prepare_crash (Fixture    *f,
   SkWindow *window = new_window ();
   g_autoptr(SkProject) project = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) recovery = sk_recovery_file_for (f->folder);
+  g_autoptr(GFile) recovery = sk_step_folder_get_recovery_file (f->folder);
   g_autoptr(GFile) parent = g_file_get_parent (recovery);
   g_autofree char *path = g_file_get_path (recovery);
   g_autofree char *contents = NULL;
@@ -2159,7 +2159,7 @@ main (int   argc,
       return 0;
     }
   adw_init ();
-  sk_ui_init ();
+  sk_widgets_init ();
 
   python_path = find_python ();
 

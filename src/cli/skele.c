@@ -15,7 +15,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib-unix.h>
 
-#include "sk-llm-settings.h"
+#include "sk-agent-settings.h"
 #include "sk-project.h"
 #include "sk-runner.h"
 
@@ -316,14 +316,14 @@ setup_agent (SkRunner            *runner,
              gboolean             required,
              GError             **error)
 {
-  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
   g_autofree char *description = NULL;
 
-  settings = sk_llm_settings_load (NULL, TRUE, error);
+  settings = sk_agent_settings_load (NULL, TRUE, error);
   if (settings == NULL)
     return FALSE;
 
-  if (!sk_llm_settings_override (settings, agent->provider, agent->base_url, agent->model, error))
+  if (!sk_agent_settings_override (settings, agent->provider, agent->base_url, agent->model, error))
     return FALSE;
 
   if (settings->model == NULL || settings->model[0] == '\0')
@@ -332,10 +332,10 @@ setup_agent (SkRunner            *runner,
         return TRUE;
     }
 
-  if (!sk_llm_settings_apply_to_runner (settings, runner, error))
+  if (!sk_runner_set_agent_settings (runner, settings, error))
     return FALSE;
 
-  description = sk_llm_settings_describe (settings);
+  description = sk_agent_settings_describe (settings);
   g_printerr (_("Coding agent: %s.\n"), description);
   return TRUE;
 }
@@ -504,7 +504,7 @@ command_run (int    argc,
   if (project == NULL)
     return EXIT_INVALID;
 
-  nodes = sk_runner_select_nodes (project, (const char * const *) only, from, to, &error);
+  nodes = sk_project_select_nodes (project, (const char * const *) only, from, to, &error);
   if (nodes == NULL)
     {
       g_printerr (_("error: %s\n"), error->message);
@@ -688,7 +688,7 @@ command_generate (int    argc,
 
   if (keys != NULL)
     {
-      nodes = sk_runner_select_nodes (project, (const char * const *) keys, NULL, NULL, &error);
+      nodes = sk_project_select_nodes (project, (const char * const *) keys, NULL, NULL, &error);
       if (nodes == NULL)
         {
           g_printerr (_("error: %s\n"), error->message);

@@ -44,7 +44,7 @@ struct _SkAgent
 
   guint           max_steps;
   char           *python;
-  SkContextScope  scope;
+  SkAgentContextScope  scope;
   SkSandboxKind   sandbox;
   gboolean        allow_unsandboxed;
   gboolean        allow_network;
@@ -214,7 +214,7 @@ prompt_values (SkAgent *self)
   g_hash_table_insert (values, self->text_tools ? "text_tools" : "native_tools", g_strdup ("yes"));
   g_hash_table_insert (values, "max_steps", g_strdup_printf ("%u", self->max_steps));
 
-  context = sk_context_build (self->project, self->node, self->scope, &error);
+  context = sk_agent_context_build (self->project, self->node, self->scope, &error);
   g_hash_table_insert (values, "context", context != NULL ? context : g_strdup (""));
 
   return values;
@@ -832,7 +832,7 @@ sk_agent_set_python (SkAgent    *self,
 
 void
 sk_agent_set_scope (SkAgent        *self,
-                    SkContextScope  scope)
+                    SkAgentContextScope  scope)
 {
   g_return_if_fail (SK_IS_AGENT (self));
 
@@ -996,7 +996,7 @@ sk_agent_init (SkAgent *self)
 {
   self->max_steps = SK_AGENT_DEFAULT_MAX_STEPS;
   self->python = g_strdup ("python3");
-  self->scope = SK_CONTEXT_BLANKET;
+  self->scope = SK_AGENT_CONTEXT_BLANKET;
   self->sandbox = SK_SANDBOX_AUTO;
   self->definitions = sk_agent_tools_get_definitions ();
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_llm_message_free);

@@ -9,7 +9,7 @@
 #include <gio/gio.h>
 
 #include "sk-agent-tools.h"
-#include "sk-context.h"
+#include "sk-agent-context.h"
 #include "sk-llm-client.h"
 #include "sk-project.h"
 
@@ -49,7 +49,7 @@ void         sk_agent_set_max_steps       (SkAgent              *self,
 void         sk_agent_set_python          (SkAgent              *self,
                                            const char           *python);
 void         sk_agent_set_scope           (SkAgent              *self,
-                                           SkContextScope        scope);
+                                           SkAgentContextScope        scope);
 void         sk_agent_set_sandbox         (SkAgent              *self,
                                            SkSandboxKind         kind,
                                            gboolean              allow_unsandboxed,

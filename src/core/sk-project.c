@@ -657,7 +657,7 @@ apply_root (SkProject   *self,
 
   sk_project_set_name (self, read_text_member (root, "process_name", "project name"));
   sk_project_set_description (self, read_text_member (root, "process_description",
-                                                      "project description"));
+                              "project description"));
 
   nodes_node = json_object_get_member (root, "nodes");
   if (nodes_node != NULL && JSON_NODE_HOLDS_OBJECT (nodes_node))
@@ -2395,4 +2395,108 @@ sk_project_mark_stale (SkProject *self,
           state == SK_NODE_STATE_UP_TO_DATE)
         sk_node_set_state (each, SK_NODE_STATE_STALE);
     }
+}
+
+/**
+ * sk_project_select_nodes:
+ * @project: a workflow
+ * @only: (nullable) (array zero-terminated=1): nodes to run, by key, identifier
+ *   or name; %NULL for the nodes marked to run
+ * @from: (nullable): run this node and everything downstream of it
+ * @to: (nullable): run this node and everything it needs
+ * @error: return location for a #GError
+ *
+ * With both @from and @to, the nodes between them are selected.
+ *
+ * Returns: (transfer container) (element-type SkNode): the selected nodes in
+ *   file order, or %NULL with @error set when a node does not exist
+ */
+GPtrArray *
+sk_project_select_nodes (SkProject           *project,
+                         const char * const  *only,
+                         const char          *from,
+                         const char          *to,
+                         GError             **error)
+{
+  g_autoptr(GHashTable) chosen = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) downstream = NULL;
+  g_autoptr(GHashTable) upstream = NULL;
+  GPtrArray *result;
+  guint n_nodes;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+
+  n_nodes = g_list_model_get_n_items (G_LIST_MODEL (project));
+
+  if (only != NULL && only[0] != NULL)
+    {
+      for (guint i = 0; only[i] != NULL; i++)
+        {
+          SkNode *node = sk_project_lookup_node (project, only[i]);
+
+          if (node == NULL)
+            {
+              g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                           _("The workflow has no step “%s”."), only[i]);
+              return NULL;
+            }
+
+          g_hash_table_add (chosen, node);
+        }
+    }
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      const char *name = pass == 0 ? from : to;
+      g_autoptr(GPtrArray) related = NULL;
+      GHashTable *set;
+      SkNode *node;
+
+      if (name == NULL)
+        continue;
+
+      if ((node = sk_project_lookup_node (project, name)) == NULL)
+        {
+          g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                       _("The workflow has no step “%s”."), name);
+          return NULL;
+        }
+
+      related = pass == 0 ? sk_project_get_descendants (project, node)
+                          : sk_project_get_ancestors (project, node);
+      set = g_hash_table_new (NULL, NULL);
+      g_hash_table_add (set, node);
+      for (guint i = 0; i < related->len; i++)
+        g_hash_table_add (set, g_ptr_array_index (related, i));
+
+      if (pass == 0)
+        downstream = set;
+      else
+        upstream = set;
+    }
+
+  result = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+      gboolean include;
+
+      if (g_hash_table_size (chosen) > 0)
+        include = g_hash_table_contains (chosen, node);
+      else if (downstream != NULL || upstream != NULL)
+        include = TRUE;
+      else
+        include = sk_node_get_run (node);
+
+      if (downstream != NULL && !g_hash_table_contains (downstream, node))
+        include = FALSE;
+      if (upstream != NULL && !g_hash_table_contains (upstream, node))
+        include = FALSE;
+
+      if (include)
+        g_ptr_array_add (result, g_object_ref (node));
+    }
+
+  return result;
 }

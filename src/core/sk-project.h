@@ -155,6 +155,11 @@ GPtrArray          *sk_project_get_markov_blanket   (SkProject          *self,
                                                      SkNode             *node);
 GPtrArray          *sk_project_get_ready_nodes      (SkProject          *self,
                                                      GHashTable         *finished);
+GPtrArray          *sk_project_select_nodes         (SkProject          *self,
+                                                     const char * const *only,
+                                                     const char         *from,
+                                                     const char         *to,
+                                                     GError            **error);
 void                sk_project_mark_stale           (SkProject          *self,
                                                      SkNode             *node);
 

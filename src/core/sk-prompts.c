@@ -15,7 +15,7 @@
 
 #include "sk-core-resources.h"
 #include "sk-prompts.h"
-#include "sk-template.h"
+#include "sk-prompt-template.h"
 
 #define PROMPTS_RESOURCE_PATH "/io/github/skelecode/SkeleCode/prompts/"
 
@@ -139,7 +139,7 @@ sk_prompts_load (const char  *name,
  * @error: return location for a #GError
  *
  * Loads the prompt @name with sk_prompts_load() and fills it in with
- * sk_template_render().
+ * sk_prompt_template_render().
  *
  * Returns: (transfer full): the prompt's text, or %NULL with @error set
  */
@@ -158,7 +158,7 @@ sk_prompts_render (const char  *name,
   if ((template_text = sk_prompts_load (name, error)) == NULL)
     return NULL;
 
-  if ((text = sk_template_render (template_text, values, &local_error)) == NULL)
+  if ((text = sk_prompt_template_render (template_text, values, &local_error)) == NULL)
     {
       g_set_error (error, local_error->domain, local_error->code,
                    _("The prompt “%s” is broken: %s"), name, local_error->message);

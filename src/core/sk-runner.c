@@ -2347,110 +2347,6 @@ sk_runner_set_save_results (SkRunner *self,
     }
 }
 
-/**
- * sk_runner_select_nodes:
- * @project: a workflow
- * @only: (nullable) (array zero-terminated=1): nodes to run, by key, identifier
- *   or name; %NULL for the nodes marked to run
- * @from: (nullable): run this node and everything downstream of it
- * @to: (nullable): run this node and everything it needs
- * @error: return location for a #GError
- *
- * With both @from and @to, the nodes between them are selected.
- *
- * Returns: (transfer container) (element-type SkNode): the selected nodes in
- *   file order, or %NULL with @error set when a node does not exist
- */
-GPtrArray *
-sk_runner_select_nodes (SkProject           *project,
-                        const char * const  *only,
-                        const char          *from,
-                        const char          *to,
-                        GError             **error)
-{
-  g_autoptr(GHashTable) chosen = g_hash_table_new (NULL, NULL);
-  g_autoptr(GHashTable) downstream = NULL;
-  g_autoptr(GHashTable) upstream = NULL;
-  GPtrArray *result;
-  guint n_nodes;
-
-  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
-
-  n_nodes = g_list_model_get_n_items (G_LIST_MODEL (project));
-
-  if (only != NULL && only[0] != NULL)
-    {
-      for (guint i = 0; only[i] != NULL; i++)
-        {
-          SkNode *node = sk_project_lookup_node (project, only[i]);
-
-          if (node == NULL)
-            {
-              g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
-                           _("The workflow has no step “%s”."), only[i]);
-              return NULL;
-            }
-
-          g_hash_table_add (chosen, node);
-        }
-    }
-
-  for (guint pass = 0; pass < 2; pass++)
-    {
-      const char *name = pass == 0 ? from : to;
-      g_autoptr(GPtrArray) related = NULL;
-      GHashTable *set;
-      SkNode *node;
-
-      if (name == NULL)
-        continue;
-
-      if ((node = sk_project_lookup_node (project, name)) == NULL)
-        {
-          g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
-                       _("The workflow has no step “%s”."), name);
-          return NULL;
-        }
-
-      related = pass == 0 ? sk_project_get_descendants (project, node)
-                          : sk_project_get_ancestors (project, node);
-      set = g_hash_table_new (NULL, NULL);
-      g_hash_table_add (set, node);
-      for (guint i = 0; i < related->len; i++)
-        g_hash_table_add (set, g_ptr_array_index (related, i));
-
-      if (pass == 0)
-        downstream = set;
-      else
-        upstream = set;
-    }
-
-  result = g_ptr_array_new_with_free_func (g_object_unref);
-
-  for (guint i = 0; i < n_nodes; i++)
-    {
-      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
-      gboolean include;
-
-      if (g_hash_table_size (chosen) > 0)
-        include = g_hash_table_contains (chosen, node);
-      else if (downstream != NULL || upstream != NULL)
-        include = TRUE;
-      else
-        include = sk_node_get_run (node);
-
-      if (downstream != NULL && !g_hash_table_contains (downstream, node))
-        include = FALSE;
-      if (upstream != NULL && !g_hash_table_contains (upstream, node))
-        include = FALSE;
-
-      if (include)
-        g_ptr_array_add (result, g_object_ref (node));
-    }
-
-  return result;
-}
-
 static char *
 find_python (SkRunner   *self,
              SkProject  *project,
@@ -2610,7 +2506,7 @@ run_async (SkRunner            *self,
   else if (generate_only)
     selection = g_ptr_array_ref (run->order);
   else
-    selection = sk_runner_select_nodes (project, NULL, NULL, NULL, NULL);
+    selection = sk_project_select_nodes (project, NULL, NULL, NULL, NULL);
 
   selected = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < selection->len; i++)
@@ -2766,6 +2662,39 @@ sk_runner_set_agent_options (SkRunner *self,
   self->require_sandbox = !!require_sandbox;
   self->review_commands = !!review_commands;
   self->allow_network = !!allow_network;
+}
+
+/**
+ * sk_runner_set_agent_settings:
+ * @self: a #SkRunner
+ * @settings: the coding agent's settings
+ * @error: return location for a #GError
+ *
+ * Gives @self a coding agent with @settings: the client, the repair
+ * attempts, the reply budget and the sandbox, reviewer and network choices.
+ *
+ * Returns: %FALSE with %SK_LLM_ERROR_NOT_CONFIGURED when no model is set
+ *   or the server address is not one, leaving @self as it was
+ */
+gboolean
+sk_runner_set_agent_settings (SkRunner               *self,
+                              const SkAgentSettings  *settings,
+                              GError                **error)
+{
+  g_autoptr(SkLlmClient) client = NULL;
+
+  g_return_val_if_fail (SK_IS_RUNNER (self), FALSE);
+  g_return_val_if_fail (settings != NULL, FALSE);
+
+  client = sk_agent_settings_create_client (settings, error);
+  if (client == NULL)
+    return FALSE;
+
+  sk_runner_set_agent (self, client);
+  sk_runner_set_agent_options (self, settings->repair_attempts, settings->max_steps,
+                               settings->require_sandbox, settings->review_commands,
+                               settings->allow_network);
+  return TRUE;
 }
 
 /**

@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "sk-agent-settings.h"
 #include "sk-llm-client.h"
 #include "sk-project.h"
 
@@ -75,6 +76,9 @@ void        sk_runner_set_save_results(SkRunner             *self,
 void        sk_runner_set_agent       (SkRunner             *self,
                                        SkLlmClient          *agent);
 SkLlmClient *sk_runner_get_agent      (SkRunner             *self);
+gboolean    sk_runner_set_agent_settings (SkRunner              *self,
+                                          const SkAgentSettings *settings,
+                                          GError               **error);
 void        sk_runner_set_agent_options (SkRunner           *self,
                                        guint                 repair_attempts,
                                        guint                 max_steps,
@@ -82,11 +86,6 @@ void        sk_runner_set_agent_options (SkRunner           *self,
                                        gboolean              review_commands,
                                        gboolean              allow_network);
 
-GPtrArray  *sk_runner_select_nodes    (SkProject            *project,
-                                       const char * const   *only,
-                                       const char           *from,
-                                       const char           *to,
-                                       GError              **error);
 char       *sk_runner_fingerprint     (SkRunner             *self,
                                        SkProject            *project,
                                        SkNode               *node);

@@ -13,9 +13,9 @@
 #include <glib/gi18n.h>
 
 #include "sk-application.h"
-#include "sk-files.h"
+#include "sk-step-folder.h"
 #include "sk-preferences-window.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 #include "sk-window.h"
 
 #define EXAMPLE_NAME "sales-report"
@@ -190,7 +190,7 @@ sk_application_dup_example (SkApplication *self)
   if (g_file_query_exists (process, NULL))
     return g_steal_pointer (&copy);
 
-  if (!sk_copy_tree (source, copy, &error))
+  if (!sk_step_folder_copy_workflow (source, copy, &error))
     {
       g_debug ("Could not copy the example: %s", error->message);
       return NULL;
@@ -381,7 +381,7 @@ sk_application_startup (GApplication *app)
     }
   g_settings_schema_unref (schema);
 
-  sk_ui_init ();
+  sk_widgets_init ();
   g_set_application_name (_("Skele-Code"));
   gtk_window_set_default_icon_name (APP_ID);
 

@@ -11,7 +11,8 @@
 #include <glib/gi18n.h>
 
 #include "sk-llm-client.h"
-#include "sk-llm-settings.h"
+#include "sk-agent-key.h"
+#include "sk-agent-settings.h"
 #include "sk-preferences-window.h"
 
 struct _SkPreferencesWindow
@@ -178,7 +179,7 @@ key_lookup_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autofree char *key = NULL;
 
-  key = sk_llm_key_lookup_finish (result, &error);
+  key = sk_agent_key_lookup_finish (result, &error);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || is_closed (self))
     return;
@@ -204,8 +205,8 @@ load_key (SkPreferencesWindow *self)
   self->key_cancellable = g_cancellable_new ();
   self->key_loaded = TRUE;
 
-  sk_llm_key_lookup_async (current_provider (self), base_url, self->key_cancellable,
-                           key_lookup_cb, g_object_ref (self));
+  sk_agent_key_lookup_async (current_provider (self), base_url, self->key_cancellable,
+                             key_lookup_cb, g_object_ref (self));
 }
 
 static void
@@ -234,7 +235,7 @@ key_stored_cb (GObject      *object,
   g_autoptr(SkPreferencesWindow) self = user_data;
   g_autoptr(GError) error = NULL;
 
-  sk_llm_key_store_finish (result, &error);
+  sk_agent_key_store_finish (result, &error);
   key_kept (self, error);
 }
 
@@ -246,7 +247,7 @@ key_cleared_cb (GObject      *object,
   g_autoptr(SkPreferencesWindow) self = user_data;
   g_autoptr(GError) error = NULL;
 
-  sk_llm_key_clear_finish (result, &error);
+  sk_agent_key_clear_finish (result, &error);
   key_kept (self, error);
 }
 
@@ -267,11 +268,11 @@ store_key (SkPreferencesWindow *self)
   key = gtk_editable_get_text (GTK_EDITABLE (self->key_row));
 
   if (key[0] == '\0')
-    sk_llm_key_clear_async (current_provider (self), base_url, NULL,
-                            key_cleared_cb, g_object_ref (self));
+    sk_agent_key_clear_async (current_provider (self), base_url, NULL,
+                              key_cleared_cb, g_object_ref (self));
   else
-    sk_llm_key_store_async (current_provider (self), base_url, key, NULL,
-                            key_stored_cb, g_object_ref (self));
+    sk_agent_key_store_async (current_provider (self), base_url, key, NULL,
+                              key_stored_cb, g_object_ref (self));
 }
 
 static void

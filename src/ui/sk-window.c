@@ -15,10 +15,11 @@
 
 #include "sk-canvas.h"
 #include "sk-code-cell-private.h"
-#include "sk-files.h"
+#include "sk-step-folder.h"
 #include "sk-history.h"
 #include "sk-input-cell.h"
-#include "sk-llm-settings.h"
+#include "sk-agent-key.h"
+#include "sk-agent-settings.h"
 #include "sk-output-cell.h"
 #include "sk-properties-dialog.h"
 #include "sk-runner.h"
@@ -244,7 +245,7 @@ delete_recovery (SkWindow *self)
   if (self->folder == NULL)
     return;
 
-  recovery = sk_recovery_file_for (self->folder);
+  recovery = sk_step_folder_get_recovery_file (self->folder);
   g_file_delete (recovery, NULL, NULL);
 }
 
@@ -263,7 +264,7 @@ write_recovery_cb (gpointer user_data)
   if (self->project == NULL || !sk_project_get_modified (self->project))
     return G_SOURCE_REMOVE;
 
-  recovery = sk_recovery_file_for (self->folder);
+  recovery = sk_step_folder_get_recovery_file (self->folder);
   parent = g_file_get_parent (recovery);
   g_file_make_directory_with_parents (parent, NULL, NULL);
 
@@ -918,7 +919,7 @@ recover_response_cb (AdwMessageDialog *dialog,
 static void
 offer_recovery (SkWindow *self)
 {
-  g_autoptr(GFile) recovery = sk_recovery_file_for (self->folder);
+  g_autoptr(GFile) recovery = sk_step_folder_get_recovery_file (self->folder);
   g_autofree char *saved = NULL;
   g_autofree char *current = NULL;
   gsize length;
@@ -1364,7 +1365,7 @@ save_as_folder_chosen (SkWindow *self,
     }
 
   /* The steps' scripts and attached files travel with the workflow. */
-  if (!sk_copy_tree (self->folder, folder, &error) ||
+  if (!sk_step_folder_copy_workflow (self->folder, folder, &error) ||
       !sk_project_save_to_folder (self->project, folder, &error))
     {
       g_autofree char *message = g_strdup_printf (_("The workflow could not be saved: %s"), error->message);
@@ -1510,11 +1511,11 @@ count_missing_scripts (SkWindow  *self,
 /* Which model the coding agent uses, from Preferences and the environment;
  * %NULL without an error when none is chosen. The API key is not looked up
  * here, since the keyring may take its time: see start_work(). */
-static SkLlmSettings *
+static SkAgentSettings *
 load_agent_settings (SkWindow  *self,
                      GError   **error)
 {
-  g_autoptr(SkLlmSettings) settings = sk_llm_settings_load (self->settings, FALSE, error);
+  g_autoptr(SkAgentSettings) settings = sk_agent_settings_load (self->settings, FALSE, error);
 
   if (settings == NULL || settings->model == NULL || settings->model[0] == '\0')
     return NULL;
@@ -1681,7 +1682,7 @@ run_cb (GObject      *object,
  * describe, or without one. */
 static void
 launch (SkWindow      *self,
-        SkLlmSettings *settings)
+        SkAgentSettings *settings)
 {
   g_autofree char *python = NULL;
   gboolean has_agent = FALSE;
@@ -1693,7 +1694,7 @@ launch (SkWindow      *self,
     {
       g_autoptr(GError) error = NULL;
 
-      has_agent = sk_llm_settings_apply_to_runner (settings, self->runner, &error);
+      has_agent = sk_runner_set_agent_settings (self->runner, settings, &error);
       if (!has_agent)
         show_agent_toast (self, error->message);
     }
@@ -1722,14 +1723,14 @@ launch (SkWindow      *self,
 typedef struct
 {
   SkWindow      *self;
-  SkLlmSettings *settings;
+  SkAgentSettings *settings;
 } KeyLookup;
 
 static void
 key_lookup_free (KeyLookup *lookup)
 {
   g_clear_object (&lookup->self);
-  g_clear_pointer (&lookup->settings, sk_llm_settings_free);
+  g_clear_pointer (&lookup->settings, sk_agent_settings_free);
   g_free (lookup);
 }
 
@@ -1745,7 +1746,7 @@ key_lookup_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   char *key;
 
-  key = sk_llm_key_lookup_finish (result, &error);
+  key = sk_agent_key_lookup_finish (result, &error);
 
   if (self->project == NULL || self->run_cancellable == NULL)
     {
@@ -1791,7 +1792,7 @@ start_work (SkWindow  *self,
             GPtrArray *nodes,
             gboolean   generate)
 {
-  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
 
   if (self->project == NULL || is_running (self))
@@ -1852,8 +1853,8 @@ start_work (SkWindow  *self,
       lookup->self = g_object_ref (self);
       lookup->settings = g_steal_pointer (&settings);
       gtk_progress_bar_set_text (self->progress_bar, _("Preparing the coding agent…"));
-      sk_llm_key_lookup_async (lookup->settings->provider, lookup->settings->base_url,
-                               self->run_cancellable, key_lookup_cb, lookup);
+      sk_agent_key_lookup_async (lookup->settings->provider, lookup->settings->base_url,
+                                 self->run_cancellable, key_lookup_cb, lookup);
       return;
     }
 
@@ -1891,7 +1892,7 @@ run_selected (SkWindow           *self,
   if (self->project == NULL)
     return;
 
-  nodes = sk_runner_select_nodes (self->project, only, from, to, &error);
+  nodes = sk_project_select_nodes (self->project, only, from, to, &error);
   if (nodes == NULL)
     {
       sk_window_show_toast (self, error->message);
@@ -2050,7 +2051,7 @@ regenerate_code_action (GSimpleAction *action,
 {
   SkWindow *self = user_data;
   SkNode *node = sk_canvas_get_selected_node (self->canvas);
-  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) script = NULL;
   g_autoptr(GFile) previous = NULL;

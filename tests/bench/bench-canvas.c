@@ -30,7 +30,7 @@
 #include "sk-canvas-private.h"
 #include "sk-test-util.h"
 #include "sk-project.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 
 #define WINDOW_WIDTH 1280
 #define WINDOW_HEIGHT 800
@@ -559,7 +559,7 @@ main (int   argc,
       return 1;
     }
   adw_init ();
-  sk_ui_init ();
+  sk_widgets_init ();
   t_init = g_get_monotonic_time ();
 
   /* 1. Launch to the first frame, as opening a 1,000-step workflow. */

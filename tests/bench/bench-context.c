@@ -16,7 +16,7 @@
 
 #include <gio/gio.h>
 
-#include "sk-context.h"
+#include "sk-agent-context.h"
 #include "sk-test-util.h"
 
 #define SEED 20260214
@@ -124,7 +124,7 @@ make_workflow (const char *folder,
                               "region. Step %u's total goes into the report.", i);
       sk_node_set_input_text (node, task);
       sk_node_set_output_text (node, "Adds up this month's rows of the earlier steps.\n"
-                                     "1204 rows, total 88213.50\n");
+                               "1204 rows, total 88213.50\n");
       sk_node_set_position (node, 40.0 * i, 80.0 * (i % 7));
 
       script = g_strdup_printf (script_template, name, sk_node_get_key (node), prior_keys->str);
@@ -142,7 +142,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  static const SkContextScope scopes[] = { SK_CONTEXT_BLANKET, SK_CONTEXT_TWO_HOP, SK_CONTEXT_FULL };
+  static const SkAgentContextScope scopes[] = { SK_AGENT_CONTEXT_BLANKET, SK_AGENT_CONTEXT_TWO_HOP, SK_AGENT_CONTEXT_FULL };
 
   g_print ("Context given to the coding agent, mean over all steps of a workflow\n");
   g_print ("(every step has a ~40-line script and a task; bytes of Markdown)\n\n");
@@ -169,8 +169,8 @@ main (int   argc,
           for (guint k = 0; k < G_N_ELEMENTS (scopes); k++)
             {
               g_autoptr(GError) error = NULL;
-              g_autofree char *text = sk_context_build (project, node, scopes[k], &error);
-              g_autoptr(GPtrArray) included = sk_context_nodes (project, node, scopes[k]);
+              g_autofree char *text = sk_agent_context_build (project, node, scopes[k], &error);
+              g_autoptr(GPtrArray) included = sk_agent_context_nodes (project, node, scopes[k]);
 
               if (text == NULL)
                 g_error ("Could not build a context: %s", error->message);

@@ -1,4 +1,4 @@
-/* sk-ui.c
+/* sk-widgets.c
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -12,18 +12,18 @@
 #include "sk-code-cell.h"
 #include "sk-input-cell.h"
 #include "sk-output-cell.h"
-#include "sk-ui.h"
+#include "sk-widgets.h"
 #include "sk-ui-resources.h"
 
 /**
- * sk_ui_init:
+ * sk_widgets_init:
  *
  * Registers the window's resources and types. The application and the widget
  * tests call it once after GTK is initialised; referencing the resource here
  * also keeps the static library's resource object from being dropped.
  */
 void
-sk_ui_init (void)
+sk_widgets_init (void)
 {
   static gsize initialized;
 

@@ -1,10 +1,10 @@
-/* sk-template.c
+/* sk-prompt-template.c
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "sk-template"
+#define G_LOG_DOMAIN "sk-prompt-template"
 
 #include "config.h"
 
@@ -12,7 +12,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "sk-template.h"
+#include "sk-prompt-template.h"
 
 typedef enum
 {
@@ -29,7 +29,7 @@ typedef struct
   guint      line;
 } Token;
 
-G_DEFINE_QUARK (sk-template-error-quark, sk_template_error)
+G_DEFINE_QUARK (sk-prompt-template-error-quark, sk_prompt_template_error)
 
 static void
 token_clear (gpointer data)
@@ -164,7 +164,7 @@ close_section (GArray  *tokens,
 
   if (open->len == 0 || !section_is_open (tokens, open, end->text))
     {
-      g_set_error (error, SK_TEMPLATE_ERROR, SK_TEMPLATE_ERROR_UNBALANCED,
+      g_set_error (error, SK_PROMPT_TEMPLATE_ERROR, SK_PROMPT_TEMPLATE_ERROR_UNBALANCED,
                    _("Line %u: the section “%s” ends, but it was never started."),
                    end->line, end->text);
       return FALSE;
@@ -173,7 +173,7 @@ close_section (GArray  *tokens,
   start = &g_array_index (tokens, Token, g_array_index (open, guint, open->len - 1));
   if (strcmp (start->text, end->text) != 0)
     {
-      g_set_error (error, SK_TEMPLATE_ERROR, SK_TEMPLATE_ERROR_UNBALANCED,
+      g_set_error (error, SK_PROMPT_TEMPLATE_ERROR, SK_PROMPT_TEMPLATE_ERROR_UNBALANCED,
                    _("Line %u: the section “%s” ends inside the section “%s”, "
                      "which started on line %u; sections must not cross."),
                    end->line, end->text, start->text, start->line);
@@ -264,7 +264,7 @@ parse (const char  *text,
     {
       const Token *start = &g_array_index (tokens, Token, g_array_index (open, guint, open->len - 1));
 
-      g_set_error (error, SK_TEMPLATE_ERROR, SK_TEMPLATE_ERROR_UNBALANCED,
+      g_set_error (error, SK_PROMPT_TEMPLATE_ERROR, SK_PROMPT_TEMPLATE_ERROR_UNBALANCED,
                    _("Line %u: the section “%s” starts, but it never ends."),
                    start->line, start->text);
       return NULL;
@@ -290,7 +290,7 @@ compare_strings (gconstpointer a,
 }
 
 /**
- * sk_template_render:
+ * sk_prompt_template_render:
  * @template_text: the template
  * @values: (nullable) (element-type utf8 utf8): the value of each tag
  * @error: return location for a #GError
@@ -308,13 +308,13 @@ compare_strings (gconstpointer a,
  * Values are inserted as they are; they are never read as templates.
  *
  * Returns: (transfer full): the text, or %NULL with @error set to
- *   %SK_TEMPLATE_ERROR_UNBALANCED, naming the tag and the line, when the
+ *   %SK_PROMPT_TEMPLATE_ERROR_UNBALANCED, naming the tag and the line, when the
  *   sections do not nest
  */
 char *
-sk_template_render (const char  *template_text,
-                    GHashTable  *values,
-                    GError     **error)
+sk_prompt_template_render (const char  *template_text,
+                           GHashTable  *values,
+                           GError     **error)
 {
   g_autoptr(GArray) tokens = NULL;
   GString *text;
@@ -363,7 +363,7 @@ sk_template_render (const char  *template_text,
 }
 
 /**
- * sk_template_get_tags:
+ * sk_prompt_template_get_tags:
  * @template_text: the template
  * @error: return location for a #GError
  *
@@ -373,8 +373,8 @@ sk_template_render (const char  *template_text,
  *   once, sorted, or %NULL with @error set when the sections do not nest
  */
 char **
-sk_template_get_tags (const char  *template_text,
-                      GError     **error)
+sk_prompt_template_get_tags (const char  *template_text,
+                             GError     **error)
 {
   g_autoptr(GArray) tokens = NULL;
   g_autoptr(GHashTable) seen = NULL;

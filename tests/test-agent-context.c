@@ -1,4 +1,4 @@
-/* test-context.c
+/* test-agent-context.c
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "sk-context.h"
+#include "sk-agent-context.h"
 #include "sk-test-util.h"
 
 #define N_GENERATED 50
@@ -191,10 +191,10 @@ distances_from (SkProject *project,
 static char *
 build (SkProject      *project,
        SkNode         *node,
-       SkContextScope  scope)
+       SkAgentContextScope  scope)
 {
   g_autoptr(GError) error = NULL;
-  char *text = sk_context_build (project, node, scope, &error);
+  char *text = sk_agent_context_build (project, node, scope, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (text);
@@ -202,14 +202,14 @@ build (SkProject      *project,
   return text;
 }
 
-/* The sections and sk_context_nodes() name the same steps, in order. */
+/* The sections and sk_agent_context_nodes() name the same steps, in order. */
 static void
 assert_nodes_match (SkProject      *project,
                     SkNode         *node,
-                    SkContextScope  scope,
+                    SkAgentContextScope  scope,
                     const char     *text)
 {
-  g_autoptr(GPtrArray) nodes = sk_context_nodes (project, node, scope);
+  g_autoptr(GPtrArray) nodes = sk_agent_context_nodes (project, node, scope);
   const char *position = text;
 
   g_assert_nonnull (nodes);
@@ -236,7 +236,7 @@ test_blanket (Fixture       *fixture,
     {
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
       g_autoptr(GHashTable) sections = NULL;
-      g_autofree char *text = build (project, node, SK_CONTEXT_BLANKET);
+      g_autofree char *text = build (project, node, SK_AGENT_CONTEXT_BLANKET);
       guint n_expected = 1;
       guint n_priors = 0;
       guint n_successors = 0;
@@ -283,7 +283,7 @@ test_blanket (Fixture       *fixture,
 
       n_expected += n_priors + n_successors;
       g_assert_cmpuint (g_hash_table_size (sections), ==, n_expected);
-      assert_nodes_match (project, node, SK_CONTEXT_BLANKET, text);
+      assert_nodes_match (project, node, SK_AGENT_CONTEXT_BLANKET, text);
 
       if (n_priors > 0 && n_successors > 0)
         with_both++;
@@ -303,8 +303,8 @@ test_two_hop (Fixture       *fixture,
     {
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
       g_autoptr(GHashTable) distance = distances_from (project, node);
-      g_autofree char *blanket_text = build (project, node, SK_CONTEXT_BLANKET);
-      g_autofree char *text = build (project, node, SK_CONTEXT_TWO_HOP);
+      g_autofree char *blanket_text = build (project, node, SK_AGENT_CONTEXT_BLANKET);
+      g_autofree char *text = build (project, node, SK_AGENT_CONTEXT_TWO_HOP);
       g_autoptr(GHashTable) blanket = parse_sections (blanket_text);
       g_autoptr(GHashTable) sections = parse_sections (text);
       GHashTableIter iter;
@@ -334,7 +334,7 @@ test_two_hop (Fixture       *fixture,
             g_assert_null (strstr (text, script));
         }
 
-      assert_nodes_match (project, node, SK_CONTEXT_TWO_HOP, text);
+      assert_nodes_match (project, node, SK_AGENT_CONTEXT_TWO_HOP, text);
       if (g_hash_table_size (sections) > g_hash_table_size (blanket))
         larger++;
     }
@@ -353,9 +353,9 @@ test_full (Fixture       *fixture,
     {
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), indices[i]);
       g_autoptr(GHashTable) distance = distances_from (project, node);
-      g_autofree char *text = build (project, node, SK_CONTEXT_FULL);
+      g_autofree char *text = build (project, node, SK_AGENT_CONTEXT_FULL);
       g_autoptr(GHashTable) sections = parse_sections (text);
-      g_autoptr(GPtrArray) nodes = sk_context_nodes (project, node, SK_CONTEXT_FULL);
+      g_autoptr(GPtrArray) nodes = sk_agent_context_nodes (project, node, SK_AGENT_CONTEXT_FULL);
 
       g_assert_cmpuint (g_hash_table_size (sections), ==, N_GENERATED);
       g_assert_cmpuint (nodes->len, ==, N_GENERATED);
@@ -375,7 +375,7 @@ test_full (Fixture       *fixture,
             g_assert_null (strstr (text, script));
         }
 
-      assert_nodes_match (project, node, SK_CONTEXT_FULL, text);
+      assert_nodes_match (project, node, SK_AGENT_CONTEXT_FULL, text);
     }
 }
 
@@ -389,8 +389,8 @@ test_contents (Fixture       *fixture,
   SkProject *project = fixture->project;
   SkNode *with_script = sk_project_get_node_by_key (project, "step_0");
   SkNode *without_script = sk_project_get_node_by_key (project, "step_1");
-  g_autofree char *text = build (project, with_script, SK_CONTEXT_BLANKET);
-  g_autofree char *other = build (project, without_script, SK_CONTEXT_BLANKET);
+  g_autofree char *text = build (project, with_script, SK_AGENT_CONTEXT_BLANKET);
+  g_autofree char *other = build (project, without_script, SK_AGENT_CONTEXT_BLANKET);
 
   g_assert_true (g_str_has_prefix (text, "# Workflow: sales report\n\n" DESCRIPTION "\n\n"));
   sk_test_assert_contains (text, "## step `step_0` — the step to work on\n\n```json\n{\n");
@@ -398,7 +398,7 @@ test_contents (Fixture       *fixture,
   sk_test_assert_contains (other, "Its script, `step_1/step_1.py`, is not written yet.");
   sk_test_assert_contains (text, "\"input\" : {\n    \"text\" : \"Do the work of step 0.\"");
   sk_test_assert_contains (text, "What it reported when it last ran (output.text):\n\n"
-                                 "```text\nREPORT-MARKER <step_0>\n```\n");
+                           "```text\nREPORT-MARKER <step_0>\n```\n");
 
   /* Canvas positions and other bookkeeping stay out. */
   g_assert_null (strstr (text, "\"skele\""));
@@ -423,7 +423,7 @@ test_deterministic (Fixture       *fixture,
   loaded = sk_project_load (folder, &error);
   g_assert_no_error (error);
 
-  for (SkContextScope scope = SK_CONTEXT_BLANKET; scope <= SK_CONTEXT_FULL; scope++)
+  for (SkAgentContextScope scope = SK_AGENT_CONTEXT_BLANKET; scope <= SK_AGENT_CONTEXT_FULL; scope++)
     {
       for (guint i = 0; i < N_GENERATED; i += 7)
         {
@@ -456,18 +456,18 @@ test_long_script (Fixture       *fixture,
   const char *start;
   const char *end;
 
-  while (script->len <= SK_CONTEXT_MAX_SCRIPT_SIZE * 2)
+  while (script->len <= SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE * 2)
     g_string_append (script, "print(\"line of a long script\")\n");
   g_string_append (script, "LAST-LINE\n");
   sk_test_write_text (fixture->folder, "step_0/step_0.py", script->str);
 
-  text = build (project, node, SK_CONTEXT_BLANKET);
+  text = build (project, node, SK_AGENT_CONTEXT_BLANKET);
   start = strstr (text, "Its script, `step_0/step_0.py`:\n\n````python\n# ```\nprint(");
   g_assert_nonnull (start);
   end = strstr (start, "\n````\n\n(The script is longer than 64 KiB; only its beginning is shown.)");
   g_assert_nonnull (end);
-  g_assert_cmpint (end - start, <, SK_CONTEXT_MAX_SCRIPT_SIZE + 100);
-  g_assert_cmpint (end - start, >, SK_CONTEXT_MAX_SCRIPT_SIZE - 100);
+  g_assert_cmpint (end - start, <, SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE + 100);
+  g_assert_cmpint (end - start, >, SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE - 100);
   last_line = g_strndup (end - 32, 32);
   g_assert_true (g_str_has_suffix (last_line, "script\")"));
   g_assert_null (strstr (text, "LAST-LINE"));
@@ -479,14 +479,14 @@ test_not_in_project (Fixture       *fixture,
 {
   g_autoptr(SkNode) stranger = sk_node_new ("1", "step 0");
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = sk_context_build (fixture->project, stranger, SK_CONTEXT_BLANKET, &error);
+  g_autofree char *text = sk_agent_context_build (fixture->project, stranger, SK_AGENT_CONTEXT_BLANKET, &error);
 
   g_assert_null (text);
   g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND);
 
-  /* sk_context_nodes() has no error to report it in: a programmer error. */
-  g_test_expect_message ("sk-context", G_LOG_LEVEL_CRITICAL, "*is_in_project*");
-  g_assert_null (sk_context_nodes (fixture->project, stranger, SK_CONTEXT_FULL));
+  /* sk_agent_context_nodes() has no error to report it in: a programmer error. */
+  g_test_expect_message ("sk-agent-context", G_LOG_LEVEL_CRITICAL, "*is_in_project*");
+  g_assert_null (sk_agent_context_nodes (fixture->project, stranger, SK_AGENT_CONTEXT_FULL));
   g_test_assert_expected_messages ();
 }
 
@@ -510,7 +510,7 @@ test_no_folder (void)
   g_assert_true (sk_project_add_node (project, b, NULL));
   g_assert_true (sk_project_add_node (project, c, NULL));
 
-  text = build (project, a, SK_CONTEXT_TWO_HOP);
+  text = build (project, a, SK_AGENT_CONTEXT_TWO_HOP);
   g_assert_true (g_str_has_prefix (text, "# Workflow: (no name)\n\nShown below: "));
   g_assert_null (strstr (text, "Its script"));
   g_assert_null (strstr (text, "no script"));
@@ -519,7 +519,7 @@ test_no_folder (void)
   assert_role (sections, b, "uses this step's results");
   assert_role (sections, c, "two steps away");
 
-  nodes = sk_context_nodes (project, a, SK_CONTEXT_TWO_HOP);
+  nodes = sk_agent_context_nodes (project, a, SK_AGENT_CONTEXT_TWO_HOP);
   g_assert_cmpuint (nodes->len, ==, 3);
   g_assert_true (g_ptr_array_index (nodes, 1) == b);
   g_assert_true (g_ptr_array_index (nodes, 2) == c);

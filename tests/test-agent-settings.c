@@ -1,4 +1,4 @@
-/* test-llm-settings.c
+/* test-agent-settings.c
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -9,7 +9,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "sk-llm-settings.h"
+#include "sk-agent-key.h"
+#include "sk-agent-settings.h"
 #include "sk-test-util.h"
 
 static const char * const variables[] = {
@@ -61,7 +62,7 @@ wait_for_result (GAsyncResult **result)
 static void
 test_defaults (void)
 {
-  g_autoptr(SkLlmSettings) settings = sk_llm_settings_new ();
+  g_autoptr(SkAgentSettings) settings = sk_agent_settings_new ();
 
   g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_OLLAMA);
   g_assert_cmpstr (settings->base_url, ==, "http://127.0.0.1:11434");
@@ -74,16 +75,16 @@ test_defaults (void)
   g_assert_false (settings->allow_network);
 }
 
-/* The schema's defaults and sk_llm_settings_new() agree. */
+/* The schema's defaults and sk_agent_settings_new() agree. */
 static void
 test_schema_defaults (void)
 {
   g_autoptr(GSettings) gsettings = reset_settings ();
-  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
 
   clear_environment ();
-  settings = sk_llm_settings_load (gsettings, FALSE, &error);
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
 
   g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_OLLAMA);
@@ -101,8 +102,8 @@ static void
 test_preferences (void)
 {
   g_autoptr(GSettings) gsettings = reset_settings ();
-  g_autoptr(SkLlmSettings) settings = NULL;
-  g_autoptr(SkLlmSettings) anthropic = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) anthropic = NULL;
   g_autoptr(GError) error = NULL;
 
   clear_environment ();
@@ -115,7 +116,7 @@ test_preferences (void)
   g_settings_set_boolean (gsettings, "agent-review-commands", TRUE);
   g_settings_set_boolean (gsettings, "agent-allow-network", TRUE);
 
-  settings = sk_llm_settings_load (gsettings, FALSE, &error);
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_OPENAI);
   g_assert_cmpstr (settings->base_url, ==, "http://127.0.0.1:8080/v1");
@@ -129,7 +130,7 @@ test_preferences (void)
   /* An empty address is the provider's own. */
   g_settings_set_string (gsettings, "llm-provider", "anthropic");
   g_settings_set_string (gsettings, "llm-base-url", "");
-  anthropic = sk_llm_settings_load (gsettings, FALSE, &error);
+  anthropic = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (anthropic->provider, ==, SK_LLM_PROVIDER_ANTHROPIC);
   g_assert_cmpstr (anthropic->base_url, ==,
@@ -142,14 +143,14 @@ static void
 test_installed_schema (void)
 {
   g_autoptr(GSettings) gsettings = reset_settings ();
-  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
 
   clear_environment ();
   g_settings_set_string (gsettings, "llm-model", "from-preferences");
   g_settings_set_uint (gsettings, "agent-max-steps", 7);
 
-  settings = sk_llm_settings_load (NULL, FALSE, &error);
+  settings = sk_agent_settings_load (NULL, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (settings->model, ==, "from-preferences");
   g_assert_cmpuint (settings->max_steps, ==, 7);
@@ -159,11 +160,11 @@ static void
 test_environment (void)
 {
   g_autoptr(GSettings) gsettings = reset_settings ();
-  g_autoptr(SkLlmSettings) settings = NULL;
-  g_autoptr(SkLlmSettings) same = NULL;
-  g_autoptr(SkLlmSettings) other = NULL;
-  g_autoptr(SkLlmSettings) empty = NULL;
-  g_autoptr(SkLlmSettings) bad = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) same = NULL;
+  g_autoptr(SkAgentSettings) other = NULL;
+  g_autoptr(SkAgentSettings) empty = NULL;
+  g_autoptr(SkAgentSettings) bad = NULL;
   g_autoptr(GError) error = NULL;
 
   clear_environment ();
@@ -174,7 +175,7 @@ test_environment (void)
   g_setenv ("SKELE_LLM_BASE_URL", "http://gpu-box:8000/v1", TRUE);
   g_setenv ("SKELE_LLM_MODEL", "from-environment", TRUE);
   g_setenv ("SKELE_LLM_API_KEY", "sk-environment", TRUE);
-  settings = sk_llm_settings_load (gsettings, FALSE, &error);
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_OPENAI);
   g_assert_cmpstr (settings->base_url, ==, "http://gpu-box:8000/v1");
@@ -185,12 +186,12 @@ test_environment (void)
    * naming another one, without an address, gives that one's default. */
   clear_environment ();
   g_setenv ("SKELE_LLM_PROVIDER", "OpenAI", TRUE);
-  same = sk_llm_settings_load (gsettings, FALSE, &error);
+  same = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (same->base_url, ==, "http://127.0.0.1:8080/v1");
 
   g_setenv ("SKELE_LLM_PROVIDER", "ollama", TRUE);
-  other = sk_llm_settings_load (gsettings, FALSE, &error);
+  other = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (other->provider, ==, SK_LLM_PROVIDER_OLLAMA);
   g_assert_cmpstr (other->base_url, ==, "http://127.0.0.1:11434");
@@ -201,13 +202,13 @@ test_environment (void)
   clear_environment ();
   g_setenv ("SKELE_LLM_MODEL", "", TRUE);
   g_setenv ("SKELE_LLM_PROVIDER", "", TRUE);
-  empty = sk_llm_settings_load (gsettings, FALSE, &error);
+  empty = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (empty->provider, ==, SK_LLM_PROVIDER_OPENAI);
   g_assert_cmpstr (empty->model, ==, "from-preferences");
 
   g_setenv ("SKELE_LLM_PROVIDER", "gemini", TRUE);
-  bad = sk_llm_settings_load (gsettings, FALSE, &error);
+  bad = sk_agent_settings_load (gsettings, FALSE, &error);
   g_assert_null (bad);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   sk_test_assert_contains (error->message, "gemini");
@@ -221,7 +222,7 @@ static void
 test_command_line (void)
 {
   g_autoptr(GSettings) gsettings = reset_settings ();
-  g_autoptr(SkLlmSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
 
   clear_environment ();
@@ -231,40 +232,40 @@ test_command_line (void)
   g_setenv ("SKELE_LLM_MODEL", "from-environment", TRUE);
   g_setenv ("SKELE_LLM_API_KEY", "sk-environment", TRUE);
 
-  settings = sk_llm_settings_load (gsettings, TRUE, &error);
+  settings = sk_agent_settings_load (gsettings, TRUE, &error);
   g_assert_no_error (error);
 
   /* NULL keeps what the environment said. */
-  g_assert_true (sk_llm_settings_override (settings, NULL, NULL, NULL, &error));
+  g_assert_true (sk_agent_settings_override (settings, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (settings->base_url, ==, "http://gpu-box:8000/v1");
   g_assert_cmpstr (settings->model, ==, "from-environment");
 
-  g_assert_true (sk_llm_settings_override (settings, NULL, NULL, "from-command-line", &error));
+  g_assert_true (sk_agent_settings_override (settings, NULL, NULL, "from-command-line", &error));
   g_assert_no_error (error);
   g_assert_cmpstr (settings->model, ==, "from-command-line");
   g_assert_cmpstr (settings->base_url, ==, "http://gpu-box:8000/v1");
 
   /* A new provider without an address gets its default one. */
-  g_assert_true (sk_llm_settings_override (settings, "anthropic", NULL, NULL, &error));
+  g_assert_true (sk_agent_settings_override (settings, "anthropic", NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_ANTHROPIC);
   g_assert_cmpstr (settings->base_url, ==, "https://api.anthropic.com");
   /* The key was given for this run in the environment, so it stays. */
   g_assert_cmpstr (settings->api_key, ==, "sk-environment");
 
-  g_assert_true (sk_llm_settings_override (settings, "ollama", "http://10.0.0.2:11434", NULL,
+  g_assert_true (sk_agent_settings_override (settings, "ollama", "http://10.0.0.2:11434", NULL,
                                            &error));
   g_assert_no_error (error);
   g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_OLLAMA);
   g_assert_cmpstr (settings->base_url, ==, "http://10.0.0.2:11434");
 
   /* An empty address is the provider's default. */
-  g_assert_true (sk_llm_settings_override (settings, NULL, "", NULL, &error));
+  g_assert_true (sk_agent_settings_override (settings, NULL, "", NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (settings->base_url, ==, "http://127.0.0.1:11434");
 
-  g_assert_false (sk_llm_settings_override (settings, "chatgpt", "http://elsewhere", "x", &error));
+  g_assert_false (sk_agent_settings_override (settings, "chatgpt", "http://elsewhere", "x", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   sk_test_assert_contains (error->message, "chatgpt");
   sk_test_assert_contains (error->message, "openai, ollama or anthropic");
@@ -278,11 +279,11 @@ test_command_line (void)
 static void
 test_not_configured (void)
 {
-  g_autoptr(SkLlmSettings) settings = sk_llm_settings_new ();
+  g_autoptr(SkAgentSettings) settings = sk_agent_settings_new ();
   g_autoptr(SkLlmClient) client = NULL;
   g_autoptr(GError) error = NULL;
 
-  client = sk_llm_settings_create_client (settings, &error);
+  client = sk_agent_settings_create_client (settings, &error);
   g_assert_null (client);
   g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED);
   sk_test_assert_contains (error->message, "Preferences");
@@ -290,19 +291,19 @@ test_not_configured (void)
   sk_test_assert_contains (error->message, "--model");
   g_clear_error (&error);
 
-  g_assert_true (sk_llm_settings_override (settings, NULL, "127.0.0.1:11434", "llama3", &error));
-  client = sk_llm_settings_create_client (settings, &error);
+  g_assert_true (sk_agent_settings_override (settings, NULL, "127.0.0.1:11434", "llama3", &error));
+  client = sk_agent_settings_create_client (settings, &error);
   g_assert_null (client);
   g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED);
   sk_test_assert_contains (error->message, "127.0.0.1:11434");
   sk_test_assert_contains (error->message, "http://");
   g_clear_error (&error);
 
-  g_assert_true (sk_llm_settings_override (settings, "openai", "http://127.0.0.1:8080/v1", "llama3",
+  g_assert_true (sk_agent_settings_override (settings, "openai", "http://127.0.0.1:8080/v1", "llama3",
                                            &error));
   g_free (settings->api_key);
   settings->api_key = g_strdup ("sk-test");
-  client = sk_llm_settings_create_client (settings, &error);
+  client = sk_agent_settings_create_client (settings, &error);
   g_assert_no_error (error);
   g_assert_nonnull (client);
   g_assert_cmpint (sk_llm_client_get_provider (client), ==, SK_LLM_PROVIDER_OPENAI);
@@ -313,23 +314,23 @@ test_not_configured (void)
 static void
 test_describe (void)
 {
-  g_autoptr(SkLlmSettings) settings = sk_llm_settings_new ();
+  g_autoptr(SkAgentSettings) settings = sk_agent_settings_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *none = NULL;
   g_autofree char *ollama = NULL;
   g_autofree char *openai = NULL;
 
-  none = sk_llm_settings_describe (settings);
+  none = sk_agent_settings_describe (settings);
   g_assert_cmpstr (none, ==, "no model on http://127.0.0.1:11434 (Ollama)");
 
-  g_assert_true (sk_llm_settings_override (settings, NULL, NULL, "qwen2.5-coder:7b", &error));
-  ollama = sk_llm_settings_describe (settings);
+  g_assert_true (sk_agent_settings_override (settings, NULL, NULL, "qwen2.5-coder:7b", &error));
+  ollama = sk_agent_settings_describe (settings);
   g_assert_cmpstr (ollama, ==, "qwen2.5-coder:7b on http://127.0.0.1:11434 (Ollama)");
 
   settings->api_key = g_strdup ("sk-secret");
-  g_assert_true (sk_llm_settings_override (settings, "openai", "http://127.0.0.1:8080/v1", NULL,
+  g_assert_true (sk_agent_settings_override (settings, "openai", "http://127.0.0.1:8080/v1", NULL,
                                            &error));
-  openai = sk_llm_settings_describe (settings);
+  openai = sk_agent_settings_describe (settings);
   g_assert_cmpstr (openai, ==, "qwen2.5-coder:7b on http://127.0.0.1:8080/v1 (OpenAI-compatible)");
 }
 
@@ -347,8 +348,8 @@ static void
 test_keyring_unavailable (void)
 {
   g_autoptr(GSettings) gsettings = reset_settings ();
-  g_autoptr(SkLlmSettings) settings = NULL;
-  g_autoptr(SkLlmSettings) with_key = NULL;
+  g_autoptr(SkAgentSettings) settings = NULL;
+  g_autoptr(SkAgentSettings) with_key = NULL;
   g_autoptr(GCancellable) cancellable = NULL;
   g_autoptr(GSettingsSchema) schema = NULL;
   g_autoptr(GError) error = NULL;
@@ -358,43 +359,43 @@ test_keyring_unavailable (void)
 
   clear_environment ();
 
-  key = sk_llm_key_lookup_sync (SK_LLM_PROVIDER_OPENAI, NULL, NULL, &error);
+  key = sk_agent_key_lookup_sync (SK_LLM_PROVIDER_OPENAI, NULL, NULL, &error);
   g_assert_null (key);
   assert_keyring_error (error);
   g_clear_error (&error);
 
   /* Loading is not stopped by it: there is simply no key. */
-  settings = sk_llm_settings_load (gsettings, TRUE, &error);
+  settings = sk_agent_settings_load (gsettings, TRUE, &error);
   g_assert_no_error (error);
   g_assert_null (settings->api_key);
-  g_assert_true (sk_llm_settings_override (settings, "anthropic", NULL, "claude", &error));
+  g_assert_true (sk_agent_settings_override (settings, "anthropic", NULL, "claude", &error));
   g_assert_no_error (error);
   g_assert_null (settings->api_key);
 
-  sk_llm_key_store_async (SK_LLM_PROVIDER_OPENAI, "http://127.0.0.1:8080/v1/", "sk-test",
-                          NULL, async_done_cb, &result);
-  g_assert_false (sk_llm_key_store_finish (wait_for_result (&result), &error));
+  sk_agent_key_store_async (SK_LLM_PROVIDER_OPENAI, "http://127.0.0.1:8080/v1/", "sk-test",
+                            NULL, async_done_cb, &result);
+  g_assert_false (sk_agent_key_store_finish (wait_for_result (&result), &error));
   assert_keyring_error (error);
   g_clear_error (&error);
   g_clear_object (&result);
 
-  sk_llm_key_lookup_async (SK_LLM_PROVIDER_OPENAI, "http://127.0.0.1:8080/v1",
-                           NULL, async_done_cb, &result);
-  g_assert_null (sk_llm_key_lookup_finish (wait_for_result (&result), &error));
+  sk_agent_key_lookup_async (SK_LLM_PROVIDER_OPENAI, "http://127.0.0.1:8080/v1",
+                             NULL, async_done_cb, &result);
+  g_assert_null (sk_agent_key_lookup_finish (wait_for_result (&result), &error));
   assert_keyring_error (error);
   g_clear_error (&error);
   g_clear_object (&result);
 
-  sk_llm_key_clear_async (SK_LLM_PROVIDER_OPENAI, NULL, NULL, async_done_cb, &result);
-  g_assert_false (sk_llm_key_clear_finish (wait_for_result (&result), &error));
+  sk_agent_key_clear_async (SK_LLM_PROVIDER_OPENAI, NULL, NULL, async_done_cb, &result);
+  g_assert_false (sk_agent_key_clear_finish (wait_for_result (&result), &error));
   assert_keyring_error (error);
   g_clear_error (&error);
   g_clear_object (&result);
 
   cancellable = g_cancellable_new ();
   g_cancellable_cancel (cancellable);
-  sk_llm_key_lookup_async (SK_LLM_PROVIDER_OLLAMA, NULL, cancellable, async_done_cb, &result);
-  g_assert_null (sk_llm_key_lookup_finish (wait_for_result (&result), &error));
+  sk_agent_key_lookup_async (SK_LLM_PROVIDER_OLLAMA, NULL, cancellable, async_done_cb, &result);
+  g_assert_null (sk_agent_key_lookup_finish (wait_for_result (&result), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
   g_clear_object (&result);
@@ -405,16 +406,16 @@ test_keyring_unavailable (void)
     g_autoptr(GCancellable) first = g_cancellable_new ();
     GAsyncResult *first_result = NULL;
 
-    sk_llm_key_lookup_async (SK_LLM_PROVIDER_OPENAI, NULL, first, async_done_cb, &first_result);
-    sk_llm_key_lookup_async (SK_LLM_PROVIDER_OPENAI, NULL, NULL, async_done_cb, &result);
+    sk_agent_key_lookup_async (SK_LLM_PROVIDER_OPENAI, NULL, first, async_done_cb, &first_result);
+    sk_agent_key_lookup_async (SK_LLM_PROVIDER_OPENAI, NULL, NULL, async_done_cb, &result);
     g_cancellable_cancel (first);
 
-    g_assert_null (sk_llm_key_lookup_finish (wait_for_result (&first_result), &error));
+    g_assert_null (sk_agent_key_lookup_finish (wait_for_result (&first_result), &error));
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
     g_clear_error (&error);
     g_clear_object (&first_result);
 
-    g_assert_null (sk_llm_key_lookup_finish (wait_for_result (&result), &error));
+    g_assert_null (sk_agent_key_lookup_finish (wait_for_result (&result), &error));
     assert_keyring_error (error);
     g_clear_error (&error);
     g_clear_object (&result);
@@ -422,7 +423,7 @@ test_keyring_unavailable (void)
 
   /* A key from the environment needs no keyring, and goes nowhere else. */
   g_setenv ("SKELE_LLM_API_KEY", "sk-from-environment", TRUE);
-  with_key = sk_llm_settings_load (gsettings, TRUE, &error);
+  with_key = sk_agent_settings_load (gsettings, TRUE, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (with_key->api_key, ==, "sk-from-environment");
 
@@ -453,14 +454,14 @@ test_schema_absent (void)
     {
       GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
       g_autoptr(GSettingsSchema) schema = NULL;
-      g_autoptr(SkLlmSettings) settings = NULL;
+      g_autoptr(SkAgentSettings) settings = NULL;
       g_autoptr(GError) error = NULL;
 
       if (source != NULL)
         schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
       g_assert_null (schema);
 
-      settings = sk_llm_settings_load (NULL, TRUE, &error);
+      settings = sk_agent_settings_load (NULL, TRUE, &error);
       g_assert_no_error (error);
       g_assert_cmpint (settings->provider, ==, SK_LLM_PROVIDER_OPENAI);
       g_assert_cmpstr (settings->base_url, ==, "https://api.openai.com/v1");

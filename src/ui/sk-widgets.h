@@ -1,4 +1,4 @@
-/* sk-ui.h
+/* sk-widgets.h
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -10,6 +10,6 @@
 
 G_BEGIN_DECLS
 
-void sk_ui_init (void);
+void sk_widgets_init (void);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* test-template.c
+/* test-prompt-template.c
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -11,7 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sk-prompts.h"
-#include "sk-template.h"
+#include "sk-prompt-template.h"
 #include "sk-test-util.h"
 
 static const char * const tool_names[] = {
@@ -46,7 +46,7 @@ assert_renders (const char *template_text,
                 const char *expected)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = sk_template_render (template_text, values, &error);
+  g_autofree char *text = sk_prompt_template_render (template_text, values, &error);
 
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, expected);
@@ -198,15 +198,15 @@ test_errors (gconstpointer data)
   g_autofree char *text = NULL;
   g_auto(GStrv) tags = NULL;
 
-  text = sk_template_render (test_case->template_text, NULL, &error);
+  text = sk_prompt_template_render (test_case->template_text, NULL, &error);
   g_assert_null (text);
-  g_assert_error (error, SK_TEMPLATE_ERROR, SK_TEMPLATE_ERROR_UNBALANCED);
+  g_assert_error (error, SK_PROMPT_TEMPLATE_ERROR, SK_PROMPT_TEMPLATE_ERROR_UNBALANCED);
   for (guint i = 0; i < G_N_ELEMENTS (test_case->needles); i++)
     sk_test_assert_contains (error->message, test_case->needles[i]);
 
-  tags = sk_template_get_tags (test_case->template_text, &tags_error);
+  tags = sk_prompt_template_get_tags (test_case->template_text, &tags_error);
   g_assert_null (tags);
-  g_assert_error (tags_error, SK_TEMPLATE_ERROR, SK_TEMPLATE_ERROR_UNBALANCED);
+  g_assert_error (tags_error, SK_PROMPT_TEMPLATE_ERROR, SK_PROMPT_TEMPLATE_ERROR_UNBALANCED);
 }
 
 static void
@@ -216,7 +216,7 @@ test_tags (void)
   g_auto(GStrv) tags = NULL;
   g_auto(GStrv) none = NULL;
 
-  tags = sk_template_get_tags ("{b} {a/start}{c}{{d}}{a/end} {b}\n{e_1/start}\n{e_1/end}\n", &error);
+  tags = sk_prompt_template_get_tags ("{b} {a/start}{c}{{d}}{a/end} {b}\n{e_1/start}\n{e_1/end}\n", &error);
   g_assert_no_error (error);
   g_assert_nonnull (tags);
   g_assert_cmpuint (g_strv_length (tags), ==, 4);
@@ -225,7 +225,7 @@ test_tags (void)
   g_assert_cmpstr (tags[2], ==, "c");
   g_assert_cmpstr (tags[3], ==, "e_1");
 
-  none = sk_template_get_tags ("plain {{text}}", &error);
+  none = sk_prompt_template_get_tags ("plain {{text}}", &error);
   g_assert_no_error (error);
   g_assert_nonnull (none);
   g_assert_cmpuint (g_strv_length (none), ==, 0);
@@ -331,7 +331,7 @@ test_prompt_default (gconstpointer data)
   g_assert_true (g_utf8_validate (template_text, -1, NULL));
 
   /* The prompt uses exactly the tags that its README documents. */
-  tags = sk_template_get_tags (template_text, &error);
+  tags = sk_prompt_template_get_tags (template_text, &error);
   g_assert_no_error (error);
   n_documented = g_strv_length ((char **) test_case->required) +
                  g_strv_length ((char **) test_case->optional) +
@@ -475,7 +475,7 @@ test_prompt_override (void)
   g_assert_no_error (error);
   rendered = sk_prompts_render ("repair", values, &error);
   g_assert_null (rendered);
-  g_assert_error (error, SK_TEMPLATE_ERROR, SK_TEMPLATE_ERROR_UNBALANCED);
+  g_assert_error (error, SK_PROMPT_TEMPLATE_ERROR, SK_PROMPT_TEMPLATE_ERROR_UNBALANCED);
   sk_test_assert_contains (error->message, "repair");
   sk_test_assert_contains (error->message, "oops");
   g_clear_error (&error);

@@ -1,10 +1,10 @@
-/* sk-context.c
+/* sk-agent-context.c
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "sk-context"
+#define G_LOG_DOMAIN "sk-agent-context"
 
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-#include "sk-context.h"
+#include "sk-agent-context.h"
 
 /* Where a step stands relative to the step the context is about. The order
  * matters: a step reached in two ways keeps the nearer role.
@@ -78,7 +78,7 @@ add_with_role (GHashTable *roles,
 static GHashTable *
 collect_roles (SkProject      *project,
                SkNode         *node,
-               SkContextScope  scope)
+               SkAgentContextScope  scope)
 {
   g_autoptr(GPtrArray) priors = NULL;
   g_autoptr(GPtrArray) successors = NULL;
@@ -100,7 +100,7 @@ collect_roles (SkProject      *project,
   add_with_role (roles, successors, ROLE_SUCCESSOR);
   add_with_role (roles, blanket, ROLE_TWO_HOP);
 
-  if (scope == SK_CONTEXT_BLANKET)
+  if (scope == SK_AGENT_CONTEXT_BLANKET)
     return roles;
 
   for (guint i = 0; i < blanket->len; i++)
@@ -113,7 +113,7 @@ collect_roles (SkProject      *project,
       add_with_role (roles, near_successors, ROLE_TWO_HOP);
     }
 
-  if (scope == SK_CONTEXT_TWO_HOP)
+  if (scope == SK_AGENT_CONTEXT_TWO_HOP)
     return roles;
 
   for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
@@ -220,7 +220,7 @@ node_json (SkNode *node)
   return json_generator_to_data (generator, NULL);
 }
 
-/* Reads at most SK_CONTEXT_MAX_SCRIPT_SIZE bytes of @file, cut at the end
+/* Reads at most SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE bytes of @file, cut at the end
  * of a line when the file is longer, as valid UTF-8.
  */
 static char *
@@ -239,17 +239,17 @@ read_script (GFile     *file,
   if (stream == NULL)
     return NULL;
 
-  buffer = g_malloc (SK_CONTEXT_MAX_SCRIPT_SIZE + 1);
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), buffer, SK_CONTEXT_MAX_SCRIPT_SIZE + 1,
+  buffer = g_malloc (SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), buffer, SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE + 1,
                                 &n_read, NULL, error))
     return NULL;
 
-  *truncated = n_read > SK_CONTEXT_MAX_SCRIPT_SIZE;
+  *truncated = n_read > SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE;
   if (*truncated)
     {
-      const char *newline = g_strrstr_len (buffer, SK_CONTEXT_MAX_SCRIPT_SIZE, "\n");
+      const char *newline = g_strrstr_len (buffer, SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE, "\n");
 
-      n_read = newline != NULL ? (gsize) (newline - buffer) + 1 : SK_CONTEXT_MAX_SCRIPT_SIZE;
+      n_read = newline != NULL ? (gsize) (newline - buffer) + 1 : SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE;
     }
 
   return g_utf8_make_valid (buffer, n_read);
@@ -297,7 +297,7 @@ append_script (GString   *out,
   append_block (out, "python", text);
   if (truncated)
     g_string_append_printf (out, "(The script is longer than %u KiB; only its beginning is shown.)\n\n",
-                            SK_CONTEXT_MAX_SCRIPT_SIZE / 1024);
+                            SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE / 1024);
 }
 
 static void
@@ -328,13 +328,13 @@ append_node (GString   *out,
 
 static void
 append_scope (GString        *out,
-              SkContextScope  scope,
+              SkAgentContextScope  scope,
               guint           n_shown,
               guint           n_nodes)
 {
   switch (scope)
     {
-    case SK_CONTEXT_BLANKET:
+    case SK_AGENT_CONTEXT_BLANKET:
       g_string_append_printf (out,
                               "Shown below: the step to work on, the steps whose results it needs "
                               "and the steps that use its results (%u of the workflow's %u steps). "
@@ -342,7 +342,7 @@ append_scope (GString        *out,
                               n_shown, n_nodes);
       break;
 
-    case SK_CONTEXT_TWO_HOP:
+    case SK_AGENT_CONTEXT_TWO_HOP:
       g_string_append_printf (out,
                               "Shown below: the step to work on and every step linked to it by at "
                               "most two edges (%u of the workflow's %u steps). The other steps are "
@@ -350,7 +350,7 @@ append_scope (GString        *out,
                               n_shown, n_nodes);
       break;
 
-    case SK_CONTEXT_FULL:
+    case SK_AGENT_CONTEXT_FULL:
     default:
       g_string_append_printf (out, "Shown below: every step of the workflow (%u).\n\n", n_nodes);
       break;
@@ -358,12 +358,12 @@ append_scope (GString        *out,
 }
 
 /**
- * sk_context_nodes:
+ * sk_agent_context_nodes:
  * @project: a #SkProject
  * @node: a node of @project
  * @scope: how much of the workflow to include
  *
- * Returns the steps that sk_context_build() describes, in the order it
+ * Returns the steps that sk_agent_context_build() describes, in the order it
  * describes them: @node first, then the others in topological order (ties
  * and workflows with a cycle in file order).
  *
@@ -371,15 +371,15 @@ append_scope (GString        *out,
  *   context, @node included
  */
 GPtrArray *
-sk_context_nodes (SkProject      *project,
-                  SkNode         *node,
-                  SkContextScope  scope)
+sk_agent_context_nodes (SkProject      *project,
+                        SkNode         *node,
+                        SkAgentContextScope  scope)
 {
   g_autoptr(GHashTable) roles = NULL;
 
   g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
   g_return_val_if_fail (SK_IS_NODE (node), NULL);
-  g_return_val_if_fail ((guint) scope <= SK_CONTEXT_FULL, NULL);
+  g_return_val_if_fail ((guint) scope <= SK_AGENT_CONTEXT_FULL, NULL);
   g_return_val_if_fail (is_in_project (project, node), NULL);
 
   roles = collect_roles (project, node, scope);
@@ -387,7 +387,7 @@ sk_context_nodes (SkProject      *project,
 }
 
 /**
- * sk_context_build:
+ * sk_agent_context_build:
  * @project: a #SkProject
  * @node: the node the coding agent works on
  * @scope: how much of the workflow to include
@@ -401,9 +401,9 @@ sk_context_nodes (SkProject      *project,
  * "two steps away" or "elsewhere in the workflow", and holds the step's JSON
  * (without its "skele" bookkeeping; output.text follows as plain text when
  * there is one), then, for every step but @node, its script when it exists,
- * cut at %SK_CONTEXT_MAX_SCRIPT_SIZE bytes.
+ * cut at %SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE bytes.
  *
- * With %SK_CONTEXT_BLANKET this is the node's Markov blanket as
+ * With %SK_AGENT_CONTEXT_BLANKET this is the node's Markov blanket as
  * sk_project_get_markov_blanket() has it: its priors and its successors, not
  * its successors' other priors. The same input always gives the same text.
  *
@@ -414,10 +414,10 @@ sk_context_nodes (SkProject      *project,
  *   when @node is not part of @project
  */
 char *
-sk_context_build (SkProject       *project,
-                  SkNode          *node,
-                  SkContextScope   scope,
-                  GError         **error)
+sk_agent_context_build (SkProject       *project,
+                        SkNode          *node,
+                        SkAgentContextScope   scope,
+                        GError         **error)
 {
   g_autoptr(GHashTable) roles = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
@@ -427,7 +427,7 @@ sk_context_build (SkProject       *project,
 
   g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
   g_return_val_if_fail (SK_IS_NODE (node), NULL);
-  g_return_val_if_fail ((guint) scope <= SK_CONTEXT_FULL, NULL);
+  g_return_val_if_fail ((guint) scope <= SK_AGENT_CONTEXT_FULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!is_in_project (project, node))

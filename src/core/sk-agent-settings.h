@@ -1,0 +1,61 @@
+/* sk-agent-settings.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Which language model the coding agent talks to, and how the agent behaves,
+ * gathered from Preferences, the environment and the command line; and the
+ * API keys kept in the desktop keyring.
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sk-llm.h"
+#include "sk-llm-client.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SkAgentSettings:
+ * @provider: the server's dialect
+ * @base_url: the server's address; never %NULL once loaded
+ * @model: the model's name; empty when none is configured
+ * @api_key: (nullable): the key sent to the server
+ * @repair_attempts: how many times a failed step is repaired
+ * @max_steps: the agent's reply budget per task
+ * @require_sandbox: refuse to run commands without a sandbox
+ * @review_commands: let a second model call review each command
+ * @allow_network: let commands reach the network
+ */
+typedef struct
+{
+  SkLlmProvider  provider;
+  char          *base_url;
+  char          *model;
+  char          *api_key;
+  guint          repair_attempts;
+  guint          max_steps;
+  gboolean       require_sandbox;
+  gboolean       review_commands;
+  gboolean       allow_network;
+} SkAgentSettings;
+
+SkAgentSettings *sk_agent_settings_new           (void);
+SkAgentSettings *sk_agent_settings_load          (GSettings              *settings,
+                                                  gboolean                use_keyring,
+                                                  GError                **error);
+void             sk_agent_settings_free          (SkAgentSettings        *self);
+gboolean         sk_agent_settings_override      (SkAgentSettings        *self,
+                                                  const char             *provider,
+                                                  const char             *base_url,
+                                                  const char             *model,
+                                                  GError                **error);
+SkLlmClient     *sk_agent_settings_create_client (const SkAgentSettings  *self,
+                                                  GError                **error);
+char            *sk_agent_settings_describe      (const SkAgentSettings  *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkAgentSettings, sk_agent_settings_free)
+
+G_END_DECLS
