@@ -516,16 +516,16 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/llm-settings/schema-absent", test_schema_absent);
-  g_test_add_func ("/llm-settings/defaults", test_defaults);
-  g_test_add_func ("/llm-settings/schema-defaults", test_schema_defaults);
-  g_test_add_func ("/llm-settings/preferences", test_preferences);
-  g_test_add_func ("/llm-settings/installed-schema", test_installed_schema);
-  g_test_add_func ("/llm-settings/environment", test_environment);
-  g_test_add_func ("/llm-settings/command-line", test_command_line);
-  g_test_add_func ("/llm-settings/not-configured", test_not_configured);
-  g_test_add_func ("/llm-settings/describe", test_describe);
-  g_test_add_func ("/llm-settings/keyring-unavailable", test_keyring_unavailable);
+  g_test_add_func ("/agent-settings/schema-absent", test_schema_absent);
+  g_test_add_func ("/agent-settings/defaults", test_defaults);
+  g_test_add_func ("/agent-settings/schema-defaults", test_schema_defaults);
+  g_test_add_func ("/agent-settings/preferences", test_preferences);
+  g_test_add_func ("/agent-settings/installed-schema", test_installed_schema);
+  g_test_add_func ("/agent-settings/environment", test_environment);
+  g_test_add_func ("/agent-settings/command-line", test_command_line);
+  g_test_add_func ("/agent-settings/not-configured", test_not_configured);
+  g_test_add_func ("/agent-settings/describe", test_describe);
+  g_test_add_func ("/agent-settings/keyring-unavailable", test_keyring_unavailable);
 
   return g_test_run ();
 }

@@ -1441,7 +1441,7 @@ static GPtrArray *
 parse_ok (const char *reply)
 {
   g_autoptr(GError) error = NULL;
-  GPtrArray *calls = sk_agent_parse_text_tool_calls (reply, &error);
+  GPtrArray *calls = sk_agent_text_calls_parse (reply, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (calls);
@@ -1620,7 +1620,7 @@ test_parse_malformed (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) calls = sk_agent_parse_text_tool_calls (cases[i].reply, &error);
+      g_autoptr(GPtrArray) calls = sk_agent_text_calls_parse (cases[i].reply, &error);
 
       g_assert_null (calls);
       g_assert_error (error, SK_AGENT_TOOLS_ERROR, SK_AGENT_TOOLS_ERROR_INVALID_ARGUMENTS);
@@ -1631,7 +1631,7 @@ test_parse_malformed (void)
 
   {
     g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) calls = sk_agent_parse_text_tool_calls (cases[0].reply, &error);
+    g_autoptr(GPtrArray) calls = sk_agent_text_calls_parse (cases[0].reply, &error);
 
     /* And how to write newlines in strings. */
     g_assert_null (calls);

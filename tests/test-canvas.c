@@ -336,7 +336,7 @@ assert_position (SkNode *node,
 static guint
 selection_size (Fixture *f)
 {
-  g_autoptr(GPtrArray) selection = sk_canvas_get_selection (f->canvas);
+  g_autoptr(GPtrArray) selection = sk_canvas_get_selected_nodes (f->canvas);
 
   return selection->len;
 }
@@ -345,7 +345,7 @@ static gboolean
 is_selected (Fixture *f,
              SkNode  *node)
 {
-  g_autoptr(GPtrArray) selection = sk_canvas_get_selection (f->canvas);
+  g_autoptr(GPtrArray) selection = sk_canvas_get_selected_nodes (f->canvas);
 
   return g_ptr_array_find (selection, node, NULL);
 }
@@ -554,6 +554,189 @@ test_select (Fixture       *f,
   /* Selecting changes nothing in the workflow. */
   g_assert_false (sk_history_get_can_undo (f->history));
   g_assert_false (sk_project_get_modified (f->project));
+}
+
+/* The canvas selects in a selection model of its own over the workflow, and
+ * follows changes made to it from outside. */
+static void
+test_selection_model (Fixture       *f,
+                      gconstpointer  data)
+{
+  SkNode *a = add_node (f, "a", 0, 0);
+  SkNode *b = add_node (f, "b", 250, 0);
+  SkNode *c = add_node (f, "c", 0, 150);
+  GtkSelectionModel *model = sk_canvas_get_selection (f->canvas);
+  guint selection_notifies = 0;
+  g_autoptr(GPtrArray) selected = NULL;
+  g_autoptr(GtkBitset) bits = NULL;
+
+  start_clean (f);
+
+  g_assert_true (GTK_IS_MULTI_SELECTION (model));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(SkNode) item = g_list_model_get_item (G_LIST_MODEL (model), i);
+
+      g_assert_true (item == nth_node (f, i));
+    }
+
+  /* What the canvas selects, the model holds. */
+  click_node (f, a, GDK_BUTTON_PRIMARY, 0);
+  click_node (f, c, GDK_BUTTON_PRIMARY, GDK_SHIFT_MASK);
+  bits = gtk_selection_model_get_selection (model);
+  g_assert_cmpuint (gtk_bitset_get_size (bits), ==, 2);
+  g_assert_true (gtk_bitset_contains (bits, 0));
+  g_assert_true (gtk_bitset_contains (bits, 2));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+
+  /* A change from outside moves the focus to what was selected. */
+  reset_counters (f);
+  gtk_selection_model_select_item (model, 1, TRUE);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  g_assert_cmpuint (selection_size (f), ==, 1);
+  g_assert_cmpuint (f->selected_notifies, ==, 1);
+  g_assert_cmpuint (f->selection_changed, >=, 1);
+
+  /* Extending it from outside keeps the focus. */
+  gtk_selection_model_select_item (model, 2, FALSE);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  g_assert_cmpuint (selection_size (f), ==, 2);
+
+  /* Removing a step shifts the positions after it; the selection follows
+   * the steps. */
+  sk_project_remove_node (f->project, a);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  selected = sk_canvas_get_selected_nodes (f->canvas);
+  g_assert_cmpuint (selected->len, ==, 2);
+  g_assert_true (g_ptr_array_index (selected, 0) == b);
+  g_assert_true (g_ptr_array_index (selected, 1) == c);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  g_assert_true (gtk_selection_model_is_selected (model, 0));
+  g_assert_true (gtk_selection_model_is_selected (model, 1));
+
+  /* Clearing it from outside clears the focus. */
+  gtk_selection_model_unselect_all (model);
+  g_assert_null (sk_canvas_get_selected_node (f->canvas));
+  g_assert_cmpuint (selection_size (f), ==, 0);
+
+  /* Another workflow gets a model of its own. */
+  g_signal_connect_swapped (f->canvas, "notify::selection", G_CALLBACK (count_cb), &selection_notifies);
+  sk_canvas_set_project (f->canvas, NULL);
+  g_assert_null (sk_canvas_get_selection (f->canvas));
+  sk_canvas_set_project (f->canvas, f->project);
+  g_assert_nonnull (sk_canvas_get_selection (f->canvas));
+  g_assert_true (sk_canvas_get_selection (f->canvas) != model);
+  g_assert_cmpuint (selection_notifies, ==, 2);
+  g_signal_handlers_disconnect_by_func (f->canvas, count_cb, &selection_notifies);
+}
+
+typedef struct
+{
+  SkCanvas *canvas;
+  SkNode   *node;
+} SelectLater;
+
+static void
+select_on_change_cb (GListModel  *model,
+                     guint        position,
+                     guint        removed,
+                     guint        added,
+                     SelectLater *later)
+{
+  sk_canvas_select_node (later->canvas, later->node);
+}
+
+/* The window selects from its own handlers of the workflow's changes,
+ * which run before the canvas has caught up with them. */
+static void
+test_select_during_change (Fixture       *f,
+                           gconstpointer  data)
+{
+  SkNode *a = add_node (f, "a", 0, 0);
+  SkNode *b = add_node (f, "b", 250, 0);
+  SkNode *c = add_node (f, "c", 0, 150);
+  SelectLater later = { f->canvas, c };
+  GtkSelectionModel *model = sk_canvas_get_selection (f->canvas);
+  gulong handler;
+
+  start_clean (f);
+  click_node (f, a, GDK_BUTTON_PRIMARY, 0);
+
+  handler = g_signal_connect (f->project, "items-changed", G_CALLBACK (select_on_change_cb), &later);
+  sk_project_remove_node (f->project, a);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+  g_assert_cmpuint (selection_size (f), ==, 1);
+  g_assert_true (is_selected (f, c));
+  g_assert_true (gtk_selection_model_is_selected (model, 1));
+
+  later.node = NULL;
+  add_node (f, "d", 250, 150);
+  g_assert_null (sk_canvas_get_selected_node (f->canvas));
+  g_assert_cmpuint (selection_size (f), ==, 0);
+
+  later.node = b;
+  sk_history_undo (f->history);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  g_assert_cmpuint (selection_size (f), ==, 1);
+  g_assert_true (is_selected (f, b));
+  g_signal_handler_disconnect (f->project, handler);
+}
+
+/* A selection model shared with someone else, such as the list of steps. */
+static void
+test_shared_selection (Fixture       *f,
+                       gconstpointer  data)
+{
+  SkNode *a = add_node (f, "a", 0, 0);
+  SkNode *b = add_node (f, "b", 250, 0);
+  SkNode *c = add_node (f, "c", 0, 150);
+  GtkSingleSelection *shared = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (f->project)));
+  GtkSelectionModel *own;
+
+  gtk_single_selection_set_autoselect (shared, FALSE);
+  gtk_single_selection_set_can_unselect (shared, TRUE);
+  gtk_single_selection_set_selected (shared, GTK_INVALID_LIST_POSITION);
+  start_clean (f);
+
+  sk_canvas_set_selection (f->canvas, GTK_SELECTION_MODEL (shared));
+  g_assert_true (sk_canvas_get_selection (f->canvas) == GTK_SELECTION_MODEL (shared));
+  g_assert_null (sk_canvas_get_selected_node (f->canvas));
+
+  gtk_single_selection_set_selected (shared, 1);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  g_assert_cmpuint (f->selected_notifies, ==, 1);
+
+  click_node (f, c, GDK_BUTTON_PRIMARY, 0);
+  g_assert_cmpuint (gtk_single_selection_get_selected (shared), ==, 2);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+
+  /* Removing a step before the selected one shifts its position. */
+  sk_project_remove_node (f->project, a);
+  g_assert_cmpuint (gtk_single_selection_get_selected (shared), ==, 1);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+  g_assert_true (is_selected (f, c));
+
+  sk_canvas_select_node (f->canvas, NULL);
+  g_assert_cmpuint (gtk_single_selection_get_selected (shared), ==, GTK_INVALID_LIST_POSITION);
+  g_assert_null (sk_canvas_get_selected_node (f->canvas));
+
+  /* A shared model stays when the workflow is shown again. */
+  sk_canvas_set_project (f->canvas, NULL);
+  sk_canvas_set_project (f->canvas, f->project);
+  g_assert_true (sk_canvas_get_selection (f->canvas) == GTK_SELECTION_MODEL (shared));
+
+  /* Without it, the canvas makes its own again. */
+  gtk_single_selection_set_selected (shared, 0);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  sk_canvas_set_selection (f->canvas, NULL);
+  own = sk_canvas_get_selection (f->canvas);
+  g_assert_true (GTK_IS_MULTI_SELECTION (own));
+  g_assert_null (sk_canvas_get_selected_node (f->canvas));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (own)), ==, 2);
+  g_assert_cmpuint (gtk_single_selection_get_selected (shared), ==, 0);
+
+  g_assert_finalize_object (shared);
 }
 
 static void
@@ -1767,6 +1950,9 @@ main (int   argc,
 
   ADD ("add-step", test_add_step);
   ADD ("select", test_select);
+  ADD ("selection-model", test_selection_model);
+  ADD ("shared-selection", test_shared_selection);
+  ADD ("select-during-change", test_select_during_change);
   ADD ("connect", test_connect);
   ADD ("connect-refused", test_connect_refused);
   ADD ("delete-step", test_delete_step);

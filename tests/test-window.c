@@ -124,6 +124,17 @@ template_child (SkWindow   *window,
   return GTK_WIDGET (child);
 }
 
+static GtkWidget *
+step_list_child (SkWindow   *window,
+                 const char *name)
+{
+  GObject *child = gtk_widget_get_template_child (GTK_WIDGET (_sk_window_get_step_list (window)),
+                                                  SK_TYPE_STEP_LIST, name);
+
+  g_assert_nonnull (child);
+  return GTK_WIDGET (child);
+}
+
 static const char *
 visible_page (SkWindow *window)
 {
@@ -182,15 +193,17 @@ static gboolean
 action_enabled (SkWindow   *window,
                 const char *name)
 {
-  return g_action_group_get_action_enabled (G_ACTION_GROUP (window), name);
+  return _sk_window_get_action_enabled (window, name);
 }
 
 static void
 activate (SkWindow   *window,
           const char *name)
 {
+  g_autofree char *action = g_strconcat ("win.", name, NULL);
+
   g_assert_true (action_enabled (window, name));
-  g_action_group_activate_action (G_ACTION_GROUP (window), name, NULL);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
 }
 
 /* Returns the visible window of @type that is transient for @parent. */
@@ -1315,7 +1328,7 @@ test_agent_run (Fixture       *f,
   sk_canvas_select_node (_sk_window_get_canvas (window), node);
   g_assert_false (gtk_widget_get_visible (output_child (window, "agent_box")));
   g_assert_false (gtk_widget_get_visible (output_child (window, "tokens_label")));
-  g_assert_false (gtk_widget_get_visible (template_child (window, "tokens_label")));
+  g_assert_false (gtk_widget_get_visible (step_list_child (window, "tokens_label")));
 
   push_write (fake, "hello.py", HELLO_SCRIPT);
   push_complete (fake, "The step says hello.");
@@ -1361,8 +1374,8 @@ test_agent_run (Fixture       *f,
   g_assert_true (gtk_widget_get_visible (output_child (window, "tokens_label")));
   g_assert_cmpstr (gtk_label_get_label (output_child (window, "tokens_label")), ==,
                    "200 tokens read, 40 written");
-  g_assert_true (gtk_widget_get_visible (template_child (window, "tokens_label")));
-  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (template_child (window, "tokens_label"))), ==,
+  g_assert_true (gtk_widget_get_visible (step_list_child (window, "tokens_label")));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (step_list_child (window, "tokens_label"))), ==,
                    "All steps: 200 tokens read, 40 written");
   saved = load_from_disk (sk_project_get_folder (project));
   sk_node_get_tokens (sk_project_get_node (saved, "1"), &read, &written);

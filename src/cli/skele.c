@@ -15,21 +15,24 @@
 #include <glib/gi18n-lib.h>
 #include <glib-unix.h>
 
-#include "sk-agent-settings.h"
 #include "sk-project.h"
 #include "sk-runner.h"
+#include "sk-step-folder.h"
+#include "sk-workspace.h"
 
 #define EXIT_NODE_FAILED 1
 #define EXIT_INVALID 2
 #define EXIT_INTERRUPTED 130
 #define MAX_SUMMARY_LINES 12
+/* Options not given on the command line come from the settings. */
+#define JOBS_UNSET G_MININT
+#define TIMEOUT_UNSET (-G_MAXDOUBLE)
 
 typedef struct
 {
   GMainLoop    *loop;
   GCancellable *cancellable;
-  SkProject    *project;
-  SkRunStats    stats;
+  SkRunReport   report;
   GError       *error;
   gboolean      events;
   gboolean      interrupted;
@@ -45,32 +48,24 @@ print_problem (const SkProblem *problem)
     g_printerr (_("error: %s\n"), problem->message);
 }
 
-static SkProject *
-load_project (const char  *path,
-              GError     **error)
+/* Opens a workflow and prints its errors; %NULL when it cannot be used. */
+static SkWorkspace *
+load_checked_workspace (const char *path,
+                        const char *refusal)
 {
-  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
-
-  return sk_project_load (file, error);
-}
-
-/* Loads a workflow and prints its errors; %NULL when it cannot be used. */
-static SkProject *
-load_checked_project (const char *path,
-                      const char *refusal)
-{
-  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GFile) folder = g_file_new_for_commandline_arg (path);
+  g_autoptr(SkWorkspace) workspace = NULL;
   g_autoptr(GPtrArray) problems = NULL;
   g_autoptr(GError) error = NULL;
   gboolean has_errors = FALSE;
 
-  if ((project = load_project (path, &error)) == NULL)
+  if ((workspace = sk_workspace_load (folder, NULL, &error)) == NULL)
     {
       g_printerr (_("error: %s\n"), error->message);
       return NULL;
     }
 
-  problems = sk_project_validate (project);
+  problems = sk_project_validate (sk_workspace_get_project (workspace));
   for (guint i = 0; i < problems->len; i++)
     {
       SkProblem *problem = g_ptr_array_index (problems, i);
@@ -88,7 +83,7 @@ load_checked_project (const char *path,
       return NULL;
     }
 
-  return g_steal_pointer (&project);
+  return g_steal_pointer (&workspace);
 }
 
 static void
@@ -221,7 +216,7 @@ node_state_changed_cb (SkRunner    *runner,
                   sk_node_get_error_text (node) != NULL ? sk_node_get_error_text (node) : "");
       print_indented (sk_node_get_error_detail (node), MAX_SUMMARY_LINES * 2);
       if (sk_node_get_key (node)[0] != '\0')
-        g_printerr (_("    Its full output is in %s/.skele/.\n"), sk_node_get_key (node));
+        g_printerr (_("    Its full output is in %s/%s/.\n"), sk_node_get_key (node), SK_STEP_BOOKKEEPING_NAME);
       break;
 
     case SK_NODE_STATE_CANCELLED:
@@ -241,8 +236,8 @@ node_state_changed_cb (SkRunner    *runner,
 }
 
 static void
-agent_progress_cb (SkRunner   *runner,
-                   SkNode     *node,
+agent_progress_cb (SkWorkspace *workspace,
+                   SkNode      *node,
                    const char *message,
                    RunContext *context)
 {
@@ -306,38 +301,13 @@ add_agent_entries (GOptionContext *options,
   g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
 }
 
-/* Gives @runner the coding agent of the settings: Preferences, then the
- * SKELE_LLM_* variables, then the command line. Without a model, the runner
- * has no agent, which is an error only when @required.
- */
-static gboolean
-setup_agent (SkRunner            *runner,
-             const AgentOptions  *agent,
-             gboolean             required,
-             GError             **error)
+static void
+run_started_cb (SkWorkspace *workspace,
+                const char  *agent,
+                RunContext  *context)
 {
-  g_autoptr(SkAgentSettings) settings = NULL;
-  g_autofree char *description = NULL;
-
-  settings = sk_agent_settings_load (NULL, TRUE, error);
-  if (settings == NULL)
-    return FALSE;
-
-  if (!sk_agent_settings_override (settings, agent->provider, agent->base_url, agent->model, error))
-    return FALSE;
-
-  if (settings->model == NULL || settings->model[0] == '\0')
-    {
-      if (!required)
-        return TRUE;
-    }
-
-  if (!sk_runner_set_agent_settings (runner, settings, error))
-    return FALSE;
-
-  description = sk_agent_settings_describe (settings);
-  g_printerr (_("Coding agent: %s.\n"), description);
-  return TRUE;
+  if (agent != NULL)
+    g_printerr (_("Coding agent: %s.\n"), agent);
 }
 
 static void
@@ -347,7 +317,7 @@ run_done_cb (GObject      *object,
 {
   RunContext *context = user_data;
 
-  sk_runner_run_finish (SK_RUNNER (object), result, &context->stats, &context->error);
+  sk_workspace_run_finish (SK_WORKSPACE (object), result, &context->report, &context->error);
   context->done = TRUE;
   g_main_loop_quit (context->loop);
 }
@@ -369,13 +339,15 @@ interrupt_cb (gpointer user_data)
  * returns the exit status.
  */
 static int
-run_and_wait (SkRunner   *runner,
-              RunContext *context,
-              GPtrArray  *nodes,
-              gboolean    generate_only)
+run_and_wait (SkWorkspace        *workspace,
+              RunContext         *context,
+              GPtrArray          *nodes,
+              const SkRunOptions *options,
+              gboolean            generate_only)
 {
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  SkRunner *runner = sk_workspace_get_runner (workspace);
   guint sigint_id, sigterm_id;
   int status;
 
@@ -383,31 +355,31 @@ run_and_wait (SkRunner   *runner,
   context->cancellable = cancellable;
 
   g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), context);
-  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_progress_cb), context);
+  g_signal_connect (workspace, "agent-progress", G_CALLBACK (agent_progress_cb), context);
+  g_signal_connect (workspace, "run-started", G_CALLBACK (run_started_cb), context);
   sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, context);
   sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, context);
 
-  if (generate_only)
-    sk_runner_generate_async (runner, context->project, nodes, cancellable, run_done_cb, context);
-  else
-    sk_runner_run_async (runner, context->project, nodes, cancellable, run_done_cb, context);
+  sk_workspace_run_async (workspace, nodes, options, generate_only, cancellable, run_done_cb, context);
   if (!context->done)
     g_main_loop_run (loop);
 
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
   g_signal_handlers_disconnect_by_data (runner, context);
+  g_signal_handlers_disconnect_by_data (workspace, context);
   context->loop = NULL;
   context->cancellable = NULL;
 
   /* A workflow that cannot be run, or an agent that is not set up, is not
-   * a step's failure.
+   * a step's failure; results that could not be saved are.
    */
   if (context->interrupted || g_error_matches (context->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     status = EXIT_INTERRUPTED;
-  else if (context->error != NULL && context->error->domain != SK_RUNNER_ERROR)
+  else if (context->error != NULL && context->error->domain != SK_RUNNER_ERROR &&
+           !g_error_matches (context->error, SK_WORKSPACE_ERROR, SK_WORKSPACE_ERROR_SAVE))
     status = EXIT_INVALID;
-  else if (context->error != NULL || context->stats.failed > 0 || context->stats.cancelled > 0)
+  else if (context->error != NULL || context->report.stats.failed > 0 || context->report.stats.cancelled > 0)
     status = EXIT_NODE_FAILED;
   else
     status = EXIT_SUCCESS;
@@ -424,8 +396,7 @@ command_run (int    argc,
 {
   g_autoptr(GOptionContext) options = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(SkProject) project = NULL;
-  g_autoptr(SkRunner) runner = NULL;
+  g_autoptr(SkWorkspace) workspace = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
   g_auto(GStrv) only = NULL;
   g_autofree char *from = NULL;
@@ -434,15 +405,16 @@ command_run (int    argc,
   g_autofree char *python = NULL;
   g_auto(AgentOptions) agent = { 0 };
   RunContext context = { 0 };
+  SkRunOptions run_options;
   gboolean no_agent = FALSE;
   gboolean force = FALSE;
   gboolean in_memory = FALSE;
-  double timeout = 0;
-  int jobs = 0;
+  double timeout = TIMEOUT_UNSET;
+  int jobs = JOBS_UNSET;
   int status;
   GOptionEntry entries[] = {
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-      N_("Run at most N steps at once (default: one per processor)"), "N" },
+      N_("Run at most N steps at once (default: as in Preferences)"), "N" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
       N_("Run steps again even when they are up to date"), NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING_ARRAY, &only,
@@ -452,7 +424,7 @@ command_run (int    argc,
     { "to", 0, 0, G_OPTION_ARG_STRING, &to,
       N_("Run this step and every step it needs"), "KEY" },
     { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
-      N_("Stop a step that runs longer than this"), "SECONDS" },
+      N_("Stop a step that runs longer than this (default: as in Preferences)"), "SECONDS" },
     { "in-memory", 0, 0, G_OPTION_ARG_NONE, &in_memory,
       N_("Run all steps in one Python process and pass results without saving them"), NULL },
     { "events", 0, 0, G_OPTION_ARG_STRING, &events,
@@ -493,18 +465,19 @@ command_run (int    argc,
       return EXIT_INVALID;
     }
 
-  if (jobs < 0 || timeout < 0)
+  if ((jobs < 0 && jobs != JOBS_UNSET) || (timeout < 0 && timeout != TIMEOUT_UNSET))
     {
       g_printerr (_("skele run: --jobs and --timeout cannot be negative.\n"));
       return EXIT_INVALID;
     }
 
-  project = load_checked_project (argv[1], _("The workflow was not run. Correct the problems "
-                                               "above and try again."));
-  if (project == NULL)
+  workspace = load_checked_workspace (argv[1], _("The workflow was not run. Correct the problems "
+                                                 "above and try again."));
+  if (workspace == NULL)
     return EXIT_INVALID;
 
-  nodes = sk_project_select_nodes (project, (const char * const *) only, from, to, &error);
+  nodes = sk_project_select_nodes (sk_workspace_get_project (workspace),
+                                   (const char * const *) only, from, to, &error);
   if (nodes == NULL)
     {
       g_printerr (_("error: %s\n"), error->message);
@@ -516,42 +489,42 @@ command_run (int    argc,
       g_printerr (_("No step is marked to run. Mark steps with “run”: true, or choose them "
                     "with --only, --from or --to.\n"));
       if (events != NULL)
-        emit_summary_event (&context.stats, 0);
+        emit_summary_event (&context.report.stats, 0);
       return EXIT_SUCCESS;
     }
 
   if (python == NULL)
     python = g_strdup (g_getenv ("SKELE_PYTHON"));
 
-  runner = sk_runner_new ();
-  sk_runner_set_jobs (runner, jobs);
-  sk_runner_set_force (runner, force);
-  sk_runner_set_timeout (runner, timeout);
-  sk_runner_set_in_memory (runner, in_memory);
-  sk_runner_set_python (runner, python);
+  /* The settings are the window's, with the options over them. */
+  sk_run_options_init (&run_options);
+  run_options.jobs = jobs != JOBS_UNSET ? jobs : -1;
+  run_options.timeout = timeout != TIMEOUT_UNSET ? timeout : -1;
+  run_options.python = python;
+  run_options.force = force;
+  run_options.in_memory = in_memory;
+  run_options.no_agent = no_agent;
+  run_options.provider = agent.provider;
+  run_options.base_url = agent.base_url;
+  run_options.model = agent.model;
+  run_options.strict = TRUE;
 
-  if (!no_agent && !setup_agent (runner, &agent, FALSE, &error))
-    {
-      g_printerr (_("error: %s\n"), error->message);
-      return EXIT_INVALID;
-    }
-
-  context.project = project;
   context.events = events != NULL;
 
   g_printerr (g_dngettext (GETTEXT_PACKAGE, "Running %u step of “%s”.\n",
                            "Running %u steps of “%s”.\n", nodes->len),
-              nodes->len, sk_project_get_name (project));
+              nodes->len, sk_project_get_name (sk_workspace_get_project (workspace)));
 
-  status = run_and_wait (runner, &context, nodes, FALSE);
+  status = run_and_wait (workspace, &context, nodes, &run_options, FALSE);
 
   g_printerr (_("Finished in %.1f s: %u succeeded, %u failed, %u skipped, %u up to date, "
                 "%u stopped.\n"),
-              context.stats.seconds, context.stats.succeeded, context.stats.failed,
-              context.stats.skipped, context.stats.up_to_date, context.stats.cancelled);
+              context.report.stats.seconds, context.report.stats.succeeded,
+              context.report.stats.failed, context.report.stats.skipped,
+              context.report.stats.up_to_date, context.report.stats.cancelled);
 
   if (context.events)
-    emit_summary_event (&context.stats, status);
+    emit_summary_event (&context.report.stats, status);
 
   g_clear_error (&context.error);
   return status;
@@ -561,6 +534,7 @@ static int
 command_validate (int    argc,
                   char **argv)
 {
+  g_autoptr(GFile) file = NULL;
   g_autoptr(GOptionContext) options = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(SkProject) project = NULL;
@@ -586,7 +560,8 @@ command_validate (int    argc,
       return EXIT_INVALID;
     }
 
-  if ((project = load_project (argv[1], &error)) == NULL)
+  file = g_file_new_for_commandline_arg (argv[1]);
+  if ((project = sk_project_load (file, &error)) == NULL)
     {
       g_printerr (_("error: %s\n"), error->message);
       return EXIT_INVALID;
@@ -625,8 +600,7 @@ command_generate (int    argc,
 {
   g_autoptr(GOptionContext) options = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(SkProject) project = NULL;
-  g_autoptr(SkRunner) runner = NULL;
+  g_autoptr(SkWorkspace) workspace = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
   g_auto(GStrv) keys = NULL;
   g_autofree char *python = NULL;
@@ -635,13 +609,14 @@ command_generate (int    argc,
   g_autofree char *read_text = NULL;
   g_autofree char *written_text = NULL;
   guint64 prompt_tokens = 0, completion_tokens = 0;
-  int jobs = 0;
+  SkRunOptions run_options;
+  int jobs = JOBS_UNSET;
   int status;
   GOptionEntry entries[] = {
     { "node", 'n', 0, G_OPTION_ARG_STRING_ARRAY, &keys,
       N_("Write the code of this step only (may be given more than once)"), "KEY" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-      N_("Write the code of at most N steps at once (default: one per processor)"), "N" },
+      N_("Write the code of at most N steps at once (default: as in Preferences)"), "N" },
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
       N_("The Python interpreter the code is written and tested for"), "PATH" },
     { NULL }
@@ -675,20 +650,21 @@ command_generate (int    argc,
       return EXIT_INVALID;
     }
 
-  if (jobs < 0)
+  if (jobs < 0 && jobs != JOBS_UNSET)
     {
       g_printerr (_("skele generate: --jobs cannot be negative.\n"));
       return EXIT_INVALID;
     }
 
-  project = load_checked_project (argv[1], _("No code was written. Correct the problems above "
-                                               "and try again."));
-  if (project == NULL)
+  workspace = load_checked_workspace (argv[1], _("No code was written. Correct the problems above "
+                                                 "and try again."));
+  if (workspace == NULL)
     return EXIT_INVALID;
 
   if (keys != NULL)
     {
-      nodes = sk_project_select_nodes (project, (const char * const *) keys, NULL, NULL, &error);
+      nodes = sk_project_select_nodes (sk_workspace_get_project (workspace),
+                                       (const char * const *) keys, NULL, NULL, &error);
       if (nodes == NULL)
         {
           g_printerr (_("error: %s\n"), error->message);
@@ -699,26 +675,23 @@ command_generate (int    argc,
   if (python == NULL)
     python = g_strdup (g_getenv ("SKELE_PYTHON"));
 
-  runner = sk_runner_new ();
-  sk_runner_set_jobs (runner, jobs);
-  sk_runner_set_python (runner, python);
+  sk_run_options_init (&run_options);
+  run_options.jobs = jobs != JOBS_UNSET ? jobs : -1;
+  run_options.python = python;
+  run_options.provider = agent.provider;
+  run_options.base_url = agent.base_url;
+  run_options.model = agent.model;
+  run_options.strict = TRUE;
 
-  if (!setup_agent (runner, &agent, TRUE, &error))
-    {
-      g_printerr (_("error: %s\n"), error->message);
-      return EXIT_INVALID;
-    }
+  status = run_and_wait (workspace, &context, nodes, &run_options, TRUE);
 
-  context.project = project;
-  status = run_and_wait (runner, &context, nodes, TRUE);
-
-  sk_project_get_tokens (project, &prompt_tokens, &completion_tokens);
+  sk_project_get_tokens (sk_workspace_get_project (workspace), &prompt_tokens, &completion_tokens);
 
   read_text = g_strdup_printf ("%" G_GUINT64_FORMAT, prompt_tokens);
   written_text = g_strdup_printf ("%" G_GUINT64_FORMAT, completion_tokens);
   g_printerr (_("Finished in %.1f s: code written for %u steps, %u failed, %u already had code.\n"),
-              context.stats.seconds, context.stats.succeeded, context.stats.failed,
-              context.stats.up_to_date);
+              context.report.stats.seconds, context.report.stats.succeeded,
+              context.report.stats.failed, context.report.stats.up_to_date);
   /* Translators: the counts of tokens the coding agent read and wrote. */
   g_printerr (_("The workflow’s coding agent has used %s tokens read and %s written so far.\n"),
               read_text, written_text);

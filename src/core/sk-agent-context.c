@@ -15,6 +15,8 @@
 #include <json-glib/json-glib.h>
 
 #include "sk-agent-context.h"
+#include "sk-json.h"
+#include "sk-step-folder.h"
 
 /* Where a step stands relative to the step the context is about. The order
  * matters: a step reached in two ways keeps the nearer role.
@@ -202,22 +204,18 @@ append_block (GString    *out,
 static char *
 node_json (SkNode *node)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   JsonObject *object = sk_node_to_json (node);
   JsonObject *output;
 
   json_object_remove_member (object, "skele");
-  output = json_object_get_object_member (object, "output");
+  output = sk_json_get_object (object, "output");
   if (output != NULL)
     json_object_remove_member (output, "text");
 
   json_node_take_object (root, object);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
 
-  return json_generator_to_data (generator, NULL);
+  return sk_json_to_data (root, TRUE, NULL);
 }
 
 /* Reads at most SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE bytes of @file, cut at the end
@@ -264,13 +262,15 @@ append_script (GString   *out,
   g_autoptr(GFile) script = sk_project_get_node_script (project, node);
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *name = NULL;
   g_autofree char *path = NULL;
   gboolean truncated = FALSE;
 
   if (script == NULL)
     return;
 
-  path = g_strdup_printf ("%s/%s.py", sk_node_get_key (node), sk_node_get_key (node));
+  name = sk_step_folder_relative_path (sk_node_get_key (node), SK_STEP_FILE_SCRIPT);
+  path = g_strdup_printf ("%s/%s", sk_node_get_key (node), name);
 
   /* The agent reads and writes the target's own script with its tools. */
   if (role == ROLE_TARGET)

@@ -2,6 +2,9 @@
  *
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The coding agent's API keys, kept in the desktop keyring under the
+ * server's dialect and address.
  */
 
 #pragma once
@@ -40,6 +43,5 @@ void     sk_agent_key_clear_async   (SkLlmProvider         provider,
                                      gpointer              user_data);
 gboolean sk_agent_key_clear_finish  (GAsyncResult         *result,
                                      GError              **error);
-
 
 G_END_DECLS

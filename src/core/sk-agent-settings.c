@@ -8,8 +8,6 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include <glib/gi18n-lib.h>
 
 #include "sk-agent-key.h"
@@ -25,8 +23,8 @@
 typedef struct
 {
   SkAgentSettings public;
-  gboolean      use_keyring;
-  gboolean      key_from_environment;
+  gboolean        use_keyring;
+  gboolean        key_from_environment;
 } SkAgentSettingsReal;
 
 static const char *
@@ -57,9 +55,9 @@ getenv_nonempty (const char *name)
  * since an address given for one dialect rarely serves another. */
 static gboolean
 set_provider (SkAgentSettings  *self,
-              const char     *name,
-              const char     *variable,
-              GError        **error)
+              const char       *name,
+              const char       *variable,
+              GError          **error)
 {
   SkLlmProvider provider;
 
@@ -89,7 +87,7 @@ set_provider (SkAgentSettings  *self,
 /* An empty address, or one of only spaces, means the provider's default. */
 static void
 set_base_url (SkAgentSettings *self,
-              const char    *base_url)
+              const char      *base_url)
 {
   g_free (self->base_url);
   self->base_url = g_strstrip (g_strdup (base_url != NULL ? base_url : ""));
@@ -117,7 +115,7 @@ look_up_key (SkAgentSettings *self)
 
 static void
 read_preferences (SkAgentSettings *self,
-                  GSettings     *settings)
+                  GSettings       *settings)
 {
   if (sk_settings_has_key (settings, "llm-provider"))
     {
@@ -299,10 +297,10 @@ sk_agent_settings_free (SkAgentSettings *self)
  */
 gboolean
 sk_agent_settings_override (SkAgentSettings  *self,
-                            const char     *provider,
-                            const char     *base_url,
-                            const char     *model,
-                            GError        **error)
+                            const char       *provider,
+                            const char       *base_url,
+                            const char       *model,
+                            GError          **error)
 {
   SkAgentSettingsReal *real = (SkAgentSettingsReal *) self;
   g_autofree char *old_url = NULL;
@@ -348,7 +346,7 @@ sk_agent_settings_override (SkAgentSettings  *self,
  */
 SkLlmClient *
 sk_agent_settings_create_client (const SkAgentSettings  *self,
-                                 GError              **error)
+                                 GError                **error)
 {
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);

@@ -4,15 +4,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Which language model the coding agent talks to, and how the agent behaves,
- * gathered from Preferences, the environment and the command line; and the
- * API keys kept in the desktop keyring.
+ * gathered from Preferences, the environment and the command line. The API
+ * keys kept in the desktop keyring are sk-agent-key's.
  */
 
 #pragma once
 
 #include <gio/gio.h>
 
-#include "sk-llm.h"
 #include "sk-llm-client.h"
 
 G_BEGIN_DECLS

@@ -11,28 +11,11 @@
 
 #include <gio/gio.h>
 
+#include "sk-agent-text-calls.h"
 #include "sk-llm.h"
+#include "sk-sandbox.h"
 
 G_BEGIN_DECLS
-
-/**
- * SkSandboxKind:
- * @SK_SANDBOX_AUTO: the best sandbox available here, as sk_sandbox_probe()
- *   finds it
- * @SK_SANDBOX_BWRAP: bubblewrap
- * @SK_SANDBOX_FLATPAK: `flatpak-spawn --sandbox`, from inside a Flatpak
- * @SK_SANDBOX_NONE: no sandbox; commands run only when
- *   sk_agent_tools_set_allow_unsandboxed() allows it
- *
- * What confines the commands that the agent runs.
- */
-typedef enum
-{
-  SK_SANDBOX_AUTO,
-  SK_SANDBOX_BWRAP,
-  SK_SANDBOX_FLATPAK,
-  SK_SANDBOX_NONE,
-} SkSandboxKind;
 
 #define SK_AGENT_TOOLS_ERROR (sk_agent_tools_error_quark ())
 
@@ -111,10 +94,12 @@ char         *sk_agent_tools_call_finish            (SkAgentTools         *self,
                                                      gboolean             *is_error,
                                                      GError              **error);
 
-gboolean      sk_sandbox_probe                      (SkSandboxKind        *kind,
-                                                     char                **reason);
-
-GPtrArray    *sk_agent_parse_text_tool_calls        (const char           *reply,
-                                                     GError              **error);
+/* The old name of sk_agent_text_calls_parse(), kept for sk-agent.c. */
+static inline GPtrArray *
+sk_agent_parse_text_tool_calls (const char  *reply,
+                                GError     **error)
+{
+  return sk_agent_text_calls_parse (reply, error);
+}
 
 G_END_DECLS

@@ -22,7 +22,9 @@
 #include <glib/gi18n-lib.h>
 
 #include "sk-agent.h"
+#include "sk-json.h"
 #include "sk-prompts.h"
+#include "sk-step-folder.h"
 
 /* How much of each tool result goes into the agent's log. */
 #define LOG_RESULT_LENGTH 2000
@@ -139,10 +141,20 @@ read_script (SkAgent *self)
 static void
 write_log (SkAgent *self)
 {
-  g_autofree char *folder = node_path (self);
-  g_autofree char *dir = g_build_filename (folder, ".skele", NULL);
-  g_autofree char *path = g_build_filename (dir, "agent.log", NULL);
+  GFile *workflow = sk_project_get_folder (self->project);
+  const char *key = sk_node_get_key (self->node);
+  g_autoptr(GFile) file = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+
+  /* A step without a key has no folder to keep the log in. */
+  if (workflow == NULL || *key == '\0')
+    return;
+
+  file = sk_step_folder_get_file (workflow, key, SK_STEP_FILE_AGENT_LOG);
+  path = g_file_get_path (file);
+  dir = g_path_get_dirname (path);
 
   if (g_mkdir_with_parents (dir, 0755) != 0 ||
       !g_file_set_contents (path, self->log->str, self->log->len, &error))
@@ -156,17 +168,15 @@ write_log (SkAgent *self)
 static void
 keep_previous_script (SkAgent *self)
 {
-  g_autoptr(GFile) script = sk_project_get_node_script (self->project, self->node);
-  g_autoptr(GFile) copy = sk_project_get_previous_script (script);
-  g_autoptr(GFile) dir = g_file_get_parent (copy);
-  g_autofree char *dir_path = g_file_get_path (dir);
+  GFile *workflow = sk_project_get_folder (self->project);
+  const char *key = sk_node_get_key (self->node);
+  g_autoptr(GFile) copy = sk_step_folder_get_file (workflow, key, SK_STEP_FILE_PREVIOUS_SCRIPT);
   g_autofree char *copy_path = g_file_get_path (copy);
   g_autoptr(GError) error = NULL;
 
-  if (g_mkdir_with_parents (dir_path, 0755) != 0 ||
-      !g_file_copy (script, copy, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &error))
+  if (!sk_step_folder_copy_to_previous (workflow, key, &error))
     g_string_append_printf (self->log, "Could not keep a copy of the failed script: %s\n",
-                            error != NULL ? error->message : g_strerror (errno));
+                            error->message);
   else
     g_string_append_printf (self->log, "The failed script is kept as %s.\n", copy_path);
 }
@@ -406,11 +416,9 @@ review_command (SkAgent             *self,
   g_autoptr(JsonObject) arguments = sk_llm_tool_call_parse_arguments (call, NULL);
   g_autoptr(GError) error = NULL;
   g_autofree char *prompt = NULL;
-  const char *command = NULL;
+  const char *command;
 
-  if (arguments != NULL && json_object_has_member (arguments, "command") &&
-      JSON_NODE_HOLDS_VALUE (json_object_get_member (arguments, "command")))
-    command = json_object_get_string_member (arguments, "command");
+  command = sk_json_get_string (arguments, "command");
 
   /* A malformed call gets its message from the tools; nothing to review. */
   if (command == NULL)
@@ -444,11 +452,9 @@ complete (SkAgent             *self,
 {
   g_autoptr(JsonObject) arguments = sk_llm_tool_call_parse_arguments (call, NULL);
   g_autoptr(GFile) script = sk_project_get_node_script (self->project, self->node);
-  const char *summary = NULL;
+  const char *summary;
 
-  if (arguments != NULL && json_object_has_member (arguments, "summary") &&
-      JSON_NODE_HOLDS_VALUE (json_object_get_member (arguments, "summary")))
-    summary = json_object_get_string_member (arguments, "summary");
+  summary = sk_json_get_string (arguments, "summary");
 
   if (!g_file_query_exists (script, NULL))
     {
@@ -644,7 +650,7 @@ shorten_old_messages (SkAgent *self)
             continue;
 
           arguments = sk_llm_tool_call_parse_arguments (call, NULL);
-          if (arguments == NULL || !json_object_has_member (arguments, "content"))
+          if (sk_json_get_member (arguments, "content") == NULL)
             continue;
 
           json_object_set_string_member (arguments, "content",

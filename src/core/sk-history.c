@@ -8,9 +8,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-
 #include "sk-history-private.h"
+#include "sk-json.h"
 #include "sk-project-private.h"
 
 /* The history never asks its callers what they changed. It keeps the
@@ -18,17 +17,6 @@
  * touched, and when a step closes it compares only those with what it kept.
  * So a change made anywhere (canvas, cells, JSON editor) can be undone.
  */
-
-typedef struct
-{
-  /* The node's identifier, or %NULL for the process's own members. */
-  char       *id;
-  /* The undoable state before and after the step; %NULL when the node did
-   * not exist.
-   */
-  JsonObject *before;
-  JsonObject *after;
-} Change;
 
 typedef enum
 {
@@ -149,88 +137,6 @@ ref0 (JsonObject *object)
   return object != NULL ? json_object_ref (object) : NULL;
 }
 
-static gboolean
-member_equal (JsonObject *a,
-              JsonObject *b,
-              const char *member)
-{
-  JsonNode *node_a = a != NULL ? json_object_get_member (a, member) : NULL;
-  JsonNode *node_b = b != NULL ? json_object_get_member (b, member) : NULL;
-
-  if (node_a == NULL || node_b == NULL)
-    return node_a == node_b;
-
-  return json_node_equal (node_a, node_b);
-}
-
-/* Calls @func for each member that @a or @b has and the other has not, or
- * has with another value, until it returns %FALSE.
- */
-static void
-foreach_changed_member (JsonObject *a,
-                        JsonObject *b,
-                        gboolean  (*func) (const char *member,
-                                           gpointer    data),
-                        gpointer    data)
-{
-  g_autoptr(GList) members_a = a != NULL ? json_object_get_members (a) : NULL;
-  g_autoptr(GList) members_b = b != NULL ? json_object_get_members (b) : NULL;
-
-  for (const GList *l = members_a; l != NULL; l = l->next)
-    {
-      if (!member_equal (a, b, l->data) && !func (l->data, data))
-        return;
-    }
-
-  for (const GList *l = members_b; l != NULL; l = l->next)
-    {
-      if ((a == NULL || !json_object_has_member (a, l->data)) && !func (l->data, data))
-        return;
-    }
-}
-
-typedef struct
-{
-  const char *first;
-  guint       count;
-} CountMembers;
-
-static gboolean
-count_member_cb (const char *member,
-                 gpointer    data)
-{
-  CountMembers *count = data;
-
-  if (count->count == 0)
-    count->first = member;
-  count->count++;
-
-  return count->count < 2;
-}
-
-static JsonObject *
-get_object0 (JsonObject *object,
-             const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-
-  return json_node_get_object (node);
-}
-
-static gboolean
-is_string_member (JsonObject *object,
-                  const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  return node != NULL &&
-         JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_STRING;
-}
-
 /*
  * Returns the one member in which @before and @after differ when it holds
  * typed text that a following change of the same text may join: a string,
@@ -240,34 +146,33 @@ static const char *
 find_text_member (JsonObject *before,
                   JsonObject *after)
 {
-  CountMembers count = { NULL, 0 };
+  const char *member = NULL;
+  const char *inner = NULL;
+  JsonObject *input_before;
+  JsonObject *input_after;
 
   if (before == NULL || after == NULL)
     return NULL;
 
-  foreach_changed_member (before, after, count_member_cb, &count);
-  if (count.count != 1)
+  if (_sk_history_count_changed_members (before, after, &member) != 1)
     return NULL;
 
-  if (is_string_member (before, count.first) && is_string_member (after, count.first))
-    return count.first;
+  if (sk_json_get_string (before, member) != NULL && sk_json_get_string (after, member) != NULL)
+    return member;
 
-  if (g_str_equal (count.first, "input"))
-    {
-      JsonObject *input_before = get_object0 (before, "input");
-      JsonObject *input_after = get_object0 (after, "input");
-      CountMembers inner = { NULL, 0 };
+  if (!g_str_equal (member, "input"))
+    return NULL;
 
-      if (input_before == NULL || input_after == NULL)
-        return NULL;
+  input_before = sk_json_get_object (before, "input");
+  input_after = sk_json_get_object (after, "input");
+  if (input_before == NULL || input_after == NULL)
+    return NULL;
 
-      foreach_changed_member (input_before, input_after, count_member_cb, &inner);
-      if (inner.count == 1 &&
-          g_str_equal (inner.first, "text") &&
-          is_string_member (input_before, "text") &&
-          is_string_member (input_after, "text"))
-        return count.first;
-    }
+  if (_sk_history_count_changed_members (input_before, input_after, &inner) == 1 &&
+      g_str_equal (inner, "text") &&
+      sk_json_get_string (input_before, "text") != NULL &&
+      sk_json_get_string (input_after, "text") != NULL)
+    return member;
 
   return NULL;
 }
@@ -323,7 +228,7 @@ apply_node_state (SkNode     *node,
     json_object_set_member (object, "output",
                             json_node_copy (json_object_get_member (current, "output")));
 
-  current_skele = get_object0 (current, "skele");
+  current_skele = sk_json_get_object (current, "skele");
   if (current_skele != NULL)
     {
       g_autoptr(GList) skele_members = json_object_get_members (current_skele);
@@ -342,11 +247,15 @@ apply_node_state (SkNode     *node,
   /* A node that had no position keeps the one it was given since: nodes
    * cannot lose their place on the canvas.
    */
-  state_skele = get_object0 (state, "skele");
+  state_skele = sk_json_get_object (state, "skele");
   if (state_skele != NULL)
     {
-      json_object_set_double_member (skele, "x", json_object_get_double_member (state_skele, "x"));
-      json_object_set_double_member (skele, "y", json_object_get_double_member (state_skele, "y"));
+      double x = 0, y = 0;
+
+      sk_json_get_double (state_skele, "x", &x);
+      sk_json_get_double (state_skele, "y", &y);
+      json_object_set_double_member (skele, "x", x);
+      json_object_set_double_member (skele, "y", y);
     }
 
   if (json_object_get_size (skele) > 0)
@@ -582,171 +491,6 @@ take_changes (SkHistory  *self,
     }
 }
 
-typedef struct
-{
-  guint added;
-  guint removed;
-  guint edited;
-
-  guint process_edited : 1;
-  guint process_renamed_only : 1;
-  guint connected : 1;
-  guint disconnected : 1;
-} Summary;
-
-static gboolean
-collect_member_cb (const char *member,
-                   gpointer    data)
-{
-  GHashTable *members = data;
-
-  g_hash_table_add (members, (gpointer) member);
-  return TRUE;
-}
-
-static gboolean
-array_has_string (JsonArray  *array,
-                  const char *value)
-{
-  guint length = array != NULL ? json_array_get_length (array) : 0;
-
-  for (guint i = 0; i < length; i++)
-    {
-      JsonNode *element = json_array_get_element (array, i);
-
-      if (JSON_NODE_HOLDS_VALUE (element) &&
-          json_node_get_value_type (element) == G_TYPE_STRING &&
-          g_str_equal (json_node_get_string (element), value))
-        return TRUE;
-    }
-
-  return FALSE;
-}
-
-/* Returns whether a text in @from is missing from @to. */
-static gboolean
-array_lost_any (JsonArray *from,
-                JsonArray *to)
-{
-  guint length = from != NULL ? json_array_get_length (from) : 0;
-
-  for (guint i = 0; i < length; i++)
-    {
-      JsonNode *element = json_array_get_element (from, i);
-
-      if (JSON_NODE_HOLDS_VALUE (element) &&
-          json_node_get_value_type (element) == G_TYPE_STRING &&
-          !array_has_string (to, json_node_get_string (element)))
-        return TRUE;
-    }
-
-  return FALSE;
-}
-
-static JsonArray *
-get_array0 (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
-    return NULL;
-
-  return json_node_get_array (node);
-}
-
-/* Names a step by what it changed, as the Undo menu item shows it. */
-static char *
-describe_step (Step *step)
-{
-  /* Member names, owned by the changes' JSON. */
-  g_autoptr(GHashTable) members = g_hash_table_new (g_str_hash, g_str_equal);
-  Summary summary = { 0, };
-
-  for (guint i = 0; i < step->changes->len; i++)
-    {
-      Change *change = g_ptr_array_index (step->changes, i);
-
-      if (change->id == NULL)
-        {
-          CountMembers count = { NULL, 0 };
-
-          foreach_changed_member (change->before, change->after, count_member_cb, &count);
-          summary.process_edited = TRUE;
-          summary.process_renamed_only = count.count == 1 &&
-                                         g_str_equal (count.first, "process_name");
-        }
-      else if (change->before == NULL)
-        {
-          summary.added++;
-        }
-      else if (change->after == NULL)
-        {
-          summary.removed++;
-        }
-      else
-        {
-          summary.edited++;
-          foreach_changed_member (change->before, change->after, collect_member_cb, members);
-
-          if (!member_equal (change->before, change->after, "priors"))
-            {
-              JsonArray *old_priors = get_array0 (change->before, "priors");
-              JsonArray *new_priors = get_array0 (change->after, "priors");
-
-              if (array_lost_any (new_priors, old_priors))
-                summary.connected = TRUE;
-              if (array_lost_any (old_priors, new_priors))
-                summary.disconnected = TRUE;
-            }
-        }
-    }
-
-  if (summary.added > 0 && summary.removed == 0)
-    return g_strdup (summary.added == 1 ? _("Add Step") : _("Add Steps"));
-
-  if (summary.removed > 0 && summary.added == 0)
-    return g_strdup (summary.removed == 1 ? _("Delete Step") : _("Delete Steps"));
-
-  if (summary.added > 0 || summary.process_edited)
-    {
-      if (summary.process_renamed_only && summary.edited == 0 && summary.added == 0)
-        return g_strdup (_("Rename Workflow"));
-
-      return g_strdup (_("Edit Workflow"));
-    }
-
-  if (summary.edited == 0)
-    return g_strdup (_("Edit Workflow"));
-
-  if (g_hash_table_size (members) == 1)
-    {
-      if (g_hash_table_contains (members, "priors"))
-        {
-          if (summary.connected && !summary.disconnected)
-            return g_strdup (_("Connect Steps"));
-          if (summary.disconnected && !summary.connected)
-            return g_strdup (_("Disconnect Steps"));
-          return g_strdup (_("Change Connections"));
-        }
-
-      if (g_hash_table_contains (members, "skele"))
-        return g_strdup (summary.edited == 1 ? _("Move Step") : _("Move Steps"));
-
-      if (summary.edited == 1)
-        {
-          if (g_hash_table_contains (members, "name"))
-            return g_strdup (_("Rename Step"));
-          if (g_hash_table_contains (members, "input"))
-            return g_strdup (_("Edit Task"));
-          if (g_hash_table_contains (members, "description"))
-            return g_strdup (_("Edit Description"));
-        }
-    }
-
-  return g_strdup (summary.edited == 1 ? _("Edit Step") : _("Edit Steps"));
-}
-
 static void
 update_properties (SkHistory *self)
 {
@@ -882,7 +626,7 @@ close_step (SkHistory  *self,
 
   step->ops = g_steal_pointer (&ops);
   step->time = g_get_monotonic_time ();
-  step->label = label != NULL ? g_strdup (label) : describe_step (step);
+  step->label = label != NULL ? g_strdup (label) : _sk_history_describe_changes (step->changes);
 
   if (step->ops->len == 0 && step->changes->len == 1)
     {

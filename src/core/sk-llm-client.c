@@ -10,45 +10,28 @@
  * watchdog, reset by every read, takes its place. Failed requests are sent
  * again under the policy of the OpenAI and Anthropic libraries, but never
  * once some of the reply has reached the caller.
+ *
+ * This file holds the object, its HTTP exchanges and the chat; the bodies of
+ * requests are built in sk-llm-request.c, failures are turned into errors and
+ * retry decisions in sk-llm-client-errors.c, and sk-llm-client-models.c lists
+ * the server's models.
  */
 
 #define G_LOG_DOMAIN "sk-llm-client"
 
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
-#include <libsoup/soup.h>
-
-#include "sk-llm-client.h"
+#include "sk-llm-client-private.h"
+#include "sk-llm-request.h"
 #include "sk-llm-stream.h"
 
 #define DEFAULT_IDLE_TIMEOUT 300.0
 #define DEFAULT_MAX_RETRIES  2
-#define ANTHROPIC_DEFAULT_MAX_TOKENS 8192
 #define ANTHROPIC_VERSION "2023-06-01"
-#define OLLAMA_CONTEXT_SIZE 16384
-#define READ_SIZE (64 * 1024)
 /* An error body or a model list is small; more than this is not one. */
 #define MAX_BODY_SIZE (8 * 1024 * 1024)
-/* Retry-After values above this mean "come back much later": give up. */
-#define MAX_RETRY_DELAY_SECONDS 60.0
-
-struct _SkLlmClient
-{
-  GObject        parent_instance;
-
-  SkLlmProvider  provider;
-  char          *base_url;
-  char          *model;
-  char          *api_key;
-  double         idle_timeout;
-  guint          max_retries;
-  guint          max_tokens;
-
-  SoupSession   *session;
-};
 
 G_DEFINE_FINAL_TYPE (SkLlmClient, sk_llm_client, G_TYPE_OBJECT)
 
@@ -66,23 +49,9 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-/* One HTTP exchange: the request, the watchdog and the body read so far. */
 typedef struct
 {
-  SkLlmClient   *client;
-  SoupMessage   *message;
-  GCancellable  *cancellable;
-  gulong         cancelled_id;
-  GCancellable  *user_cancellable;
-  GSource       *idle_source;
-  gboolean       timed_out;
-  GInputStream  *input;
-  GByteArray    *body;
-} Exchange;
-
-typedef struct
-{
-  Exchange       exchange;
+  SkLlmExchange  exchange;
   GBytes        *request_body;
   char          *url;
   SkLlmEventFunc event_func;
@@ -93,14 +62,6 @@ typedef struct
   GSource       *wait_source;
   GSource       *wait_cancel_source;
 } ChatData;
-
-typedef struct
-{
-  Exchange       exchange;
-  GPtrArray     *models;
-  char          *after_id;
-  guint          pages;
-} ListData;
 
 static char *
 strip_url (const char *url)
@@ -114,9 +75,10 @@ strip_url (const char *url)
   return copy;
 }
 
-static char *
-endpoint (SkLlmClient *self,
-          const char  *what)
+/* The address for @what: "chat", or anything else for the list of models. */
+char *
+_sk_llm_client_endpoint (SkLlmClient *self,
+                         const char  *what)
 {
   g_autofree char *base = strip_url (self->base_url);
 
@@ -138,9 +100,9 @@ endpoint (SkLlmClient *self,
     }
 }
 
-static void
-add_auth_headers (SkLlmClient *self,
-                  SoupMessage *message)
+void
+_sk_llm_client_add_auth_headers (SkLlmClient *self,
+                                 SoupMessage *message)
 {
   SoupMessageHeaders *headers = soup_message_get_request_headers (message);
 
@@ -162,8 +124,8 @@ add_auth_headers (SkLlmClient *self,
 
 /* Exchanges. */
 
-static void
-exchange_stop_watchdog (Exchange *exchange)
+void
+_sk_llm_client_exchange_stop_watchdog (SkLlmExchange *exchange)
 {
   if (exchange->idle_source != NULL)
     {
@@ -172,10 +134,10 @@ exchange_stop_watchdog (Exchange *exchange)
     }
 }
 
-static void
-exchange_clear (Exchange *exchange)
+void
+_sk_llm_client_exchange_clear (SkLlmExchange *exchange)
 {
-  exchange_stop_watchdog (exchange);
+  _sk_llm_client_exchange_stop_watchdog (exchange);
   if (exchange->user_cancellable != NULL && exchange->cancelled_id != 0)
     g_cancellable_disconnect (exchange->user_cancellable, exchange->cancelled_id);
   exchange->cancelled_id = 0;
@@ -189,7 +151,7 @@ exchange_clear (Exchange *exchange)
 static gboolean
 exchange_idle_cb (gpointer user_data)
 {
-  Exchange *exchange = user_data;
+  SkLlmExchange *exchange = user_data;
 
   exchange->timed_out = TRUE;
   g_cancellable_cancel (exchange->cancellable);
@@ -198,8 +160,8 @@ exchange_idle_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-static void
-exchange_touch (Exchange *exchange)
+void
+_sk_llm_client_exchange_touch (SkLlmExchange *exchange)
 {
   double seconds = exchange->client->idle_timeout;
 
@@ -224,13 +186,13 @@ user_cancelled_cb (GCancellable *user_cancellable,
   g_cancellable_cancel (cancellable);
 }
 
-static void
-exchange_start (Exchange     *exchange,
-                SkLlmClient  *client,
-                SoupMessage  *message,
-                GCancellable *user_cancellable)
+void
+_sk_llm_client_exchange_start (SkLlmExchange *exchange,
+                               SkLlmClient   *client,
+                               SoupMessage   *message,
+                               GCancellable  *user_cancellable)
 {
-  exchange_clear (exchange);
+  _sk_llm_client_exchange_clear (exchange);
 
   exchange->client = client;
   exchange->message = message;
@@ -246,574 +208,7 @@ exchange_start (Exchange     *exchange,
                                                       g_object_unref);
     }
 
-  exchange_touch (exchange);
-}
-
-/* Turns a transport failure into the error the user sees. */
-static GError *
-exchange_transport_error (Exchange *exchange,
-                          GError   *error,
-                          const char *url)
-{
-  if (exchange->timed_out)
-    return g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TIMEOUT,
-                        "The server at %s sent nothing for %.0f seconds, so the request was "
-                        "given up. A model that is still loading or a very slow machine can "
-                        "cause this.",
-                        url, exchange->client->idle_timeout);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return g_error_copy (error);
-
-  return g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_CONNECTION,
-                      "Could not reach the language model server at %s: %s. Check that the "
-                      "server is running and that its address in Preferences is right.",
-                      url, error->message);
-}
-
-/* HTTP errors. */
-
-static char *
-body_message (GBytes *body)
-{
-  gsize size = 0;
-  const char *data = body != NULL ? g_bytes_get_data (body, &size) : NULL;
-  g_autofree char *valid = NULL;
-
-  if (data == NULL || size == 0)
-    return NULL;
-
-  valid = g_utf8_make_valid (data, MIN (size, 300));
-  return g_strstrip (g_steal_pointer (&valid));
-}
-
-static gboolean
-contains_any (const char         *haystack,
-              const char * const *needles)
-{
-  g_autofree char *lower = NULL;
-
-  if (haystack == NULL)
-    return FALSE;
-
-  lower = g_ascii_strdown (haystack, -1);
-  for (guint i = 0; needles[i] != NULL; i++)
-    if (strstr (lower, needles[i]) != NULL)
-      return TRUE;
-
-  return FALSE;
-}
-
-static double
-parse_retry_after (SoupMessageHeaders *headers,
-                   gboolean           *present)
-{
-  const char *value;
-  char *end = NULL;
-  double seconds;
-
-  *present = FALSE;
-
-  value = soup_message_headers_get_one (headers, "retry-after-ms");
-  if (value != NULL)
-    {
-      seconds = g_ascii_strtod (value, &end) / 1000.0;
-      if (end != value && seconds >= 0)
-        {
-          *present = TRUE;
-          return seconds;
-        }
-    }
-
-  value = soup_message_headers_get_one (headers, "Retry-After");
-  if (value == NULL)
-    return -1;
-
-  seconds = g_ascii_strtod (value, &end);
-  if (end != value && *end == '\0')
-    {
-      *present = TRUE;
-      return seconds;
-    }
-  else
-    {
-      g_autoptr(GDateTime) when = soup_date_time_new_from_http_string (value);
-      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-
-      if (when == NULL)
-        return -1;
-
-      *present = TRUE;
-      return MAX (0.0, g_date_time_difference (when, now) / (double) G_USEC_PER_SEC);
-    }
-}
-
-/* The OpenAI library's backoff: 0.5 s doubling up to 8 s, less up to a
- * quarter, so that clients that failed together do not retry together. */
-static double
-backoff_delay (guint attempt)
-{
-  return MIN (0.5 * (1 << MIN (attempt, 4)), 8.0) * (1.0 - 0.25 * g_random_double ());
-}
-
-/**
- * map_http_error:
- * @retry_delay: (out): seconds to wait before retrying, or a negative value
- *   when the request must not be sent again
- *
- * Returns: (transfer full): the error to report for a reply with a failing
- *   status
- */
-static GError *
-map_http_error (SkLlmClient *self,
-                SoupMessage *message,
-                GBytes      *body,
-                guint        attempt,
-                double      *retry_delay)
-{
-  static const char * const context_words[] = {
-    "context_length", "context length", "context size", "context window",
-    "exceed_context", "too many tokens", "prompt is too long", "maximum context", NULL };
-  static const char * const tools_words[] = {
-    "does not support tools", "tools are not supported", "tool use is not supported",
-    "requires --jinja", "--jinja", "tools param", NULL };
-  static const char * const quota_words[] = {
-    "insufficient_quota", "quota", "billing", "credit", "spend", NULL };
-  static const char * const loading_words[] = { "loading model", "loading", NULL };
-  SoupMessageHeaders *headers = soup_message_get_response_headers (message);
-  guint status = soup_message_get_status (message);
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *server_message = NULL;
-  g_autofree char *type = NULL;
-  g_autofree char *code = NULL;
-  g_autofree char *all = NULL;
-  const char *should_retry;
-  gboolean has_retry_after;
-  double retry_after;
-  gboolean retryable;
-  GError *error;
-
-  if (body != NULL && g_bytes_get_size (body) > 0)
-    {
-      g_autofree char *text = g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
-
-      node = json_from_string (text, NULL);
-    }
-  if (node == NULL || !sk_llm_extract_error (node, &server_message, &type, &code))
-    {
-      g_clear_pointer (&server_message, g_free);
-      server_message = body_message (body);
-    }
-  if (server_message == NULL || *server_message == '\0')
-    {
-      g_free (server_message);
-      server_message = g_strdup_printf ("%u %s", status, soup_message_get_reason_phrase (message));
-    }
-
-  all = g_strjoin (" ", server_message, type != NULL ? type : "", code != NULL ? code : "", NULL);
-  retry_after = parse_retry_after (headers, &has_retry_after);
-
-  if (status == 401 || status == 403)
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_AUTH,
-                         "The server refused the API key (%s). Check the key in Preferences, "
-                         "or in the SKELE_LLM_API_KEY variable.", server_message);
-  else if (status == 402 || (status == 429 && contains_any (all, quota_words)) ||
-           (status == 429 && self->provider == SK_LLM_PROVIDER_ANTHROPIC && !has_retry_after))
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_QUOTA,
-                         "The account has used up its quota or spending limit (%s). Check the "
-                         "plan and billing with the provider.", server_message);
-  else if (status == 429)
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_RATE_LIMITED,
-                         "The server is limiting how fast requests may come (%s).", server_message);
-  else if (status == 404)
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_MODEL_NOT_FOUND,
-                         "The server does not know the model “%s” or the address %s (%s). "
-                         "Check the model name and the server address in Preferences; "
-                         "OpenAI-compatible servers usually end in /v1.",
-                         self->model, g_uri_get_path (soup_message_get_uri (message)),
-                         server_message);
-  else if ((status == 400 || status == 413) && contains_any (all, context_words))
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_CONTEXT_TOO_LONG,
-                         "The request is longer than the model can read (%s). Choose a model "
-                         "with a larger context, or give the server a larger context size.",
-                         server_message);
-  else if (status == 400 && contains_any (all, tools_words))
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TOOLS_UNSUPPORTED,
-                         "The model or server does not take tool definitions (%s).", server_message);
-  else if (status == 503 && contains_any (all, loading_words))
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_LOADING,
-                         "The server is still loading the model (%s).", server_message);
-  else if (status >= 500)
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_SERVER,
-                         "The language model server failed (%u %s: %s).", status,
-                         soup_message_get_reason_phrase (message), server_message);
-  else
-    error = g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_BAD_REQUEST,
-                         "The server rejected the request (%u: %s).", status, server_message);
-
-  retryable = (status == 408 || status == 409 || status == 429 || status >= 500) &&
-              !g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_QUOTA);
-
-  should_retry = soup_message_headers_get_one (headers, "x-should-retry");
-  if (g_strcmp0 (should_retry, "true") == 0)
-    retryable = TRUE;
-  else if (g_strcmp0 (should_retry, "false") == 0)
-    retryable = FALSE;
-
-  *retry_delay = -1;
-  if (retryable && attempt < self->max_retries)
-    {
-      if (has_retry_after && retry_after > MAX_RETRY_DELAY_SECONDS)
-        {
-          g_prefix_error (&error, "The server asks to wait %.0f minutes before trying again. ",
-                          ceil (retry_after / 60.0));
-          return error;
-        }
-      if (has_retry_after)
-        *retry_delay = retry_after;
-      else
-        *retry_delay = backoff_delay (attempt);
-    }
-
-  return error;
-}
-
-/* Request bodies. */
-
-static JsonNode *
-parse_arguments_object (const char *arguments)
-{
-  JsonNode *node = NULL;
-
-  if (arguments != NULL && *arguments != '\0')
-    node = json_from_string (arguments, NULL);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_clear_pointer (&node, json_node_unref);
-      node = json_node_init_object (json_node_alloc (), json_object_new ());
-      json_object_unref (json_node_get_object (node));
-    }
-
-  return node;
-}
-
-static void
-add_openai_message (JsonBuilder        *builder,
-                    const SkLlmMessage *message,
-                    gboolean            arguments_as_objects)
-{
-  json_builder_begin_object (builder);
-
-  json_builder_set_member_name (builder, "role");
-  switch (message->role)
-    {
-    case SK_LLM_ROLE_USER:
-      json_builder_add_string_value (builder, "user");
-      break;
-    case SK_LLM_ROLE_ASSISTANT:
-      json_builder_add_string_value (builder, "assistant");
-      break;
-    case SK_LLM_ROLE_TOOL:
-    default:
-      json_builder_add_string_value (builder, "tool");
-      break;
-    }
-
-  json_builder_set_member_name (builder, "content");
-  if (message->content == NULL && message->role == SK_LLM_ROLE_ASSISTANT && !arguments_as_objects)
-    json_builder_add_null_value (builder);
-  else
-    json_builder_add_string_value (builder, message->content != NULL ? message->content : "");
-
-  if (message->role == SK_LLM_ROLE_TOOL)
-    {
-      if (message->tool_call_id != NULL)
-        {
-          json_builder_set_member_name (builder, "tool_call_id");
-          json_builder_add_string_value (builder, message->tool_call_id);
-        }
-      if (arguments_as_objects && message->tool_name != NULL)
-        {
-          json_builder_set_member_name (builder, "tool_name");
-          json_builder_add_string_value (builder, message->tool_name);
-        }
-    }
-
-  if (message->tool_calls != NULL && message->tool_calls->len > 0)
-    {
-      json_builder_set_member_name (builder, "tool_calls");
-      json_builder_begin_array (builder);
-      for (guint i = 0; i < message->tool_calls->len; i++)
-        {
-          const SkLlmToolCall *call = g_ptr_array_index (message->tool_calls, i);
-
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "id");
-          json_builder_add_string_value (builder, call->id);
-          json_builder_set_member_name (builder, "type");
-          json_builder_add_string_value (builder, "function");
-          json_builder_set_member_name (builder, "function");
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "name");
-          json_builder_add_string_value (builder, call->name);
-          json_builder_set_member_name (builder, "arguments");
-          /* Ollama's native API wants the object, /v1 servers a string. */
-          if (arguments_as_objects)
-            json_builder_add_value (builder, parse_arguments_object (call->arguments));
-          else
-            json_builder_add_string_value (builder, call->arguments != NULL && *call->arguments != '\0'
-                                                    ? call->arguments : "{}");
-          json_builder_end_object (builder);
-          json_builder_end_object (builder);
-        }
-      json_builder_end_array (builder);
-    }
-
-  json_builder_end_object (builder);
-}
-
-static void
-add_openai_tools (JsonBuilder *builder,
-                  GPtrArray   *tools)
-{
-  json_builder_set_member_name (builder, "tools");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < tools->len; i++)
-    {
-      const SkLlmTool *tool = g_ptr_array_index (tools, i);
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "function");
-      json_builder_set_member_name (builder, "function");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, tool->name);
-      json_builder_set_member_name (builder, "description");
-      json_builder_add_string_value (builder, tool->description);
-      json_builder_set_member_name (builder, "parameters");
-      json_builder_add_value (builder, json_node_copy (tool->parameters));
-      json_builder_end_object (builder);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-}
-
-static void
-build_openai_body (SkLlmClient *self,
-                   JsonBuilder *builder,
-                   const char  *system,
-                   GPtrArray   *messages,
-                   GPtrArray   *tools)
-{
-  gboolean native = self->provider == SK_LLM_PROVIDER_OLLAMA;
-
-  json_builder_set_member_name (builder, "messages");
-  json_builder_begin_array (builder);
-  if (system != NULL && *system != '\0')
-    {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "role");
-      json_builder_add_string_value (builder, "system");
-      json_builder_set_member_name (builder, "content");
-      json_builder_add_string_value (builder, system);
-      json_builder_end_object (builder);
-    }
-  for (guint i = 0; messages != NULL && i < messages->len; i++)
-    add_openai_message (builder, g_ptr_array_index (messages, i), native);
-  json_builder_end_array (builder);
-
-  if (tools != NULL && tools->len > 0)
-    add_openai_tools (builder, tools);
-
-  json_builder_set_member_name (builder, "stream");
-  json_builder_add_boolean_value (builder, TRUE);
-
-  if (native)
-    {
-      /* Ollama's default context is a few thousand tokens, and it cuts a
-       * longer prompt silently, which loses the agent's instructions.
-       */
-      json_builder_set_member_name (builder, "options");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "num_ctx");
-      json_builder_add_int_value (builder, OLLAMA_CONTEXT_SIZE);
-      if (self->max_tokens > 0)
-        {
-          json_builder_set_member_name (builder, "num_predict");
-          json_builder_add_int_value (builder, self->max_tokens);
-        }
-      json_builder_end_object (builder);
-      return;
-    }
-
-  json_builder_set_member_name (builder, "stream_options");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "include_usage");
-  json_builder_add_boolean_value (builder, TRUE);
-  json_builder_end_object (builder);
-
-  if (self->max_tokens > 0)
-    {
-      /* OpenAI's newer models refuse max_tokens; local servers only know it. */
-      json_builder_set_member_name (builder, strstr (self->base_url, "api.openai.com") != NULL
-                                             ? "max_completion_tokens" : "max_tokens");
-      json_builder_add_int_value (builder, self->max_tokens);
-    }
-}
-
-static void
-add_anthropic_content (JsonBuilder        *builder,
-                       const SkLlmMessage *message)
-{
-  if (message->role == SK_LLM_ROLE_TOOL)
-    {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "tool_result");
-      json_builder_set_member_name (builder, "tool_use_id");
-      json_builder_add_string_value (builder, message->tool_call_id != NULL ? message->tool_call_id : "");
-      json_builder_set_member_name (builder, "content");
-      json_builder_add_string_value (builder, message->content != NULL ? message->content : "");
-      if (message->is_error)
-        {
-          json_builder_set_member_name (builder, "is_error");
-          json_builder_add_boolean_value (builder, TRUE);
-        }
-      json_builder_end_object (builder);
-      return;
-    }
-
-  if (message->content != NULL && *message->content != '\0')
-    {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "text");
-      json_builder_set_member_name (builder, "text");
-      json_builder_add_string_value (builder, message->content);
-      json_builder_end_object (builder);
-    }
-
-  for (guint i = 0; message->tool_calls != NULL && i < message->tool_calls->len; i++)
-    {
-      const SkLlmToolCall *call = g_ptr_array_index (message->tool_calls, i);
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "tool_use");
-      json_builder_set_member_name (builder, "id");
-      json_builder_add_string_value (builder, call->id);
-      json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, call->name);
-      json_builder_set_member_name (builder, "input");
-      json_builder_add_value (builder, parse_arguments_object (call->arguments));
-      json_builder_end_object (builder);
-    }
-}
-
-static void
-build_anthropic_body (SkLlmClient *self,
-                      JsonBuilder *builder,
-                      const char  *system,
-                      GPtrArray   *messages,
-                      GPtrArray   *tools)
-{
-  const char *open_role = NULL;
-
-  json_builder_set_member_name (builder, "max_tokens");
-  json_builder_add_int_value (builder, self->max_tokens > 0 ? self->max_tokens : ANTHROPIC_DEFAULT_MAX_TOKENS);
-
-  if (system != NULL && *system != '\0')
-    {
-      json_builder_set_member_name (builder, "system");
-      json_builder_add_string_value (builder, system);
-    }
-
-  /* Turns must alternate, and tool results travel in the user's turn, so
-   * consecutive messages of one side are merged into one turn.
-   */
-  json_builder_set_member_name (builder, "messages");
-  json_builder_begin_array (builder);
-  for (guint i = 0; messages != NULL && i < messages->len; i++)
-    {
-      const SkLlmMessage *message = g_ptr_array_index (messages, i);
-      const char *role = message->role == SK_LLM_ROLE_ASSISTANT ? "assistant" : "user";
-
-      if (g_strcmp0 (open_role, role) != 0)
-        {
-          if (open_role != NULL)
-            {
-              json_builder_end_array (builder);
-              json_builder_end_object (builder);
-            }
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "role");
-          json_builder_add_string_value (builder, role);
-          json_builder_set_member_name (builder, "content");
-          json_builder_begin_array (builder);
-          open_role = role;
-        }
-      add_anthropic_content (builder, message);
-    }
-  if (open_role != NULL)
-    {
-      json_builder_end_array (builder);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-
-  if (tools != NULL && tools->len > 0)
-    {
-      json_builder_set_member_name (builder, "tools");
-      json_builder_begin_array (builder);
-      for (guint i = 0; i < tools->len; i++)
-        {
-          const SkLlmTool *tool = g_ptr_array_index (tools, i);
-
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "name");
-          json_builder_add_string_value (builder, tool->name);
-          json_builder_set_member_name (builder, "description");
-          json_builder_add_string_value (builder, tool->description);
-          json_builder_set_member_name (builder, "input_schema");
-          json_builder_add_value (builder, json_node_copy (tool->parameters));
-          json_builder_end_object (builder);
-        }
-      json_builder_end_array (builder);
-    }
-
-  json_builder_set_member_name (builder, "stream");
-  json_builder_add_boolean_value (builder, TRUE);
-}
-
-static GBytes *
-build_chat_body (SkLlmClient *self,
-                 const char  *system,
-                 GPtrArray   *messages,
-                 GPtrArray   *tools)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  char *text;
-  gsize length;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "model");
-  json_builder_add_string_value (builder, self->model);
-
-  if (self->provider == SK_LLM_PROVIDER_ANTHROPIC)
-    build_anthropic_body (self, builder, system, messages, tools);
-  else
-    build_openai_body (self, builder, system, messages, tools);
-
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  text = json_generator_to_data (generator, &length);
-
-  return g_bytes_new_take (text, length);
+  _sk_llm_client_exchange_touch (exchange);
 }
 
 /* Reading a whole (small) body. */
@@ -822,17 +217,15 @@ static void read_body_cb (GObject      *object,
                           GAsyncResult *result,
                           gpointer      user_data);
 
-typedef void (*BodyReadyFunc) (GTask  *task,
-                               GBytes *body,
-                               GError *error);
-
-static void
-read_body (GTask        *task,
-           Exchange     *exchange,
-           BodyReadyFunc ready)
+/* Reads the whole reply of @exchange, cut at MAX_BODY_SIZE, and hands it to
+ * @ready. The task's data must begin with @exchange. */
+void
+_sk_llm_client_exchange_read_body (GTask              *task,
+                                   SkLlmExchange      *exchange,
+                                   SkLlmBodyReadyFunc  ready)
 {
   g_object_set_data (G_OBJECT (task), "sk-body-ready", ready);
-  g_input_stream_read_bytes_async (exchange->input, READ_SIZE, G_PRIORITY_DEFAULT,
+  g_input_stream_read_bytes_async (exchange->input, SK_LLM_CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
                                    exchange->cancellable, read_body_cb, task);
 }
 
@@ -842,8 +235,8 @@ read_body_cb (GObject      *object,
               gpointer      user_data)
 {
   GTask *task = user_data;
-  Exchange *exchange = g_task_get_task_data (task);
-  BodyReadyFunc ready = g_object_get_data (G_OBJECT (task), "sk-body-ready");
+  SkLlmExchange *exchange = g_task_get_task_data (task);
+  SkLlmBodyReadyFunc ready = g_object_get_data (G_OBJECT (task), "sk-body-ready");
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -854,7 +247,7 @@ read_body_cb (GObject      *object,
       return;
     }
 
-  exchange_touch (exchange);
+  _sk_llm_client_exchange_touch (exchange);
 
   if (g_bytes_get_size (bytes) == 0 || exchange->body->len + g_bytes_get_size (bytes) > MAX_BODY_SIZE)
     {
@@ -869,7 +262,7 @@ read_body_cb (GObject      *object,
     }
 
   g_byte_array_append (exchange->body, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  g_input_stream_read_bytes_async (exchange->input, READ_SIZE, G_PRIORITY_DEFAULT,
+  g_input_stream_read_bytes_async (exchange->input, SK_LLM_CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
                                    exchange->cancellable, read_body_cb, task);
 }
 
@@ -880,7 +273,7 @@ static void chat_start_attempt (GTask *task);
 static void
 chat_data_free (ChatData *data)
 {
-  exchange_clear (&data->exchange);
+  _sk_llm_client_exchange_clear (&data->exchange);
   g_clear_pointer (&data->request_body, g_bytes_unref);
   g_free (data->url);
   g_clear_pointer (&data->stream, sk_llm_stream_free);
@@ -899,7 +292,7 @@ chat_return_error (GTask  *task,
 {
   ChatData *data = g_task_get_task_data (task);
 
-  exchange_stop_watchdog (&data->exchange);
+  _sk_llm_client_exchange_stop_watchdog (&data->exchange);
 
   if (data->stream != NULL)
     g_object_set_data_full (G_OBJECT (task), "sk-partial",
@@ -957,7 +350,7 @@ chat_retry_or_fail (GTask  *task,
   ChatData *data = g_task_get_task_data (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
 
-  exchange_stop_watchdog (&data->exchange);
+  _sk_llm_client_exchange_stop_watchdog (&data->exchange);
 
   if (delay < 0 || (data->stream != NULL && sk_llm_stream_has_output (data->stream)))
     {
@@ -987,27 +380,12 @@ chat_retry_or_fail (GTask  *task,
     }
 }
 
-static double
-transport_retry_delay (SkLlmClient *client,
-                       ChatData    *data,
-                       GError      *error)
-{
-  if (error->domain != SK_LLM_ERROR || data->attempt >= client->max_retries)
-    return -1;
-
-  if (error->code != SK_LLM_ERROR_CONNECTION && error->code != SK_LLM_ERROR_TIMEOUT &&
-      error->code != SK_LLM_ERROR_INCOMPLETE)
-    return -1;
-
-  return backoff_delay (data->attempt);
-}
-
 static void
 chat_succeed (GTask *task)
 {
   ChatData *data = g_task_get_task_data (task);
 
-  exchange_stop_watchdog (&data->exchange);
+  _sk_llm_client_exchange_stop_watchdog (&data->exchange);
   g_task_return_pointer (task, sk_llm_stream_steal_response (data->stream),
                          (GDestroyNotify) sk_llm_response_free);
   g_object_unref (task);
@@ -1027,19 +405,19 @@ chat_read_cb (GObject      *object,
   bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
   if (bytes == NULL)
     {
-      GError *mapped = exchange_transport_error (&data->exchange, error, data->url);
+      GError *mapped = _sk_llm_client_transport_error (&data->exchange, error, data->url);
 
       g_error_free (error);
-      chat_retry_or_fail (task, mapped, transport_retry_delay (self, data, mapped));
+      chat_retry_or_fail (task, mapped, _sk_llm_client_retry_delay (self, data->attempt, mapped));
       return;
     }
 
-  exchange_touch (&data->exchange);
+  _sk_llm_client_exchange_touch (&data->exchange);
 
   if (g_bytes_get_size (bytes) == 0)
     {
       if (!sk_llm_stream_finish (data->stream, &error))
-        chat_retry_or_fail (task, error, transport_retry_delay (self, data, error));
+        chat_retry_or_fail (task, error, _sk_llm_client_retry_delay (self, data->attempt, error));
       else
         chat_succeed (task);
       return;
@@ -1052,7 +430,7 @@ chat_read_cb (GObject      *object,
       return;
     }
 
-  g_input_stream_read_bytes_async (data->exchange.input, READ_SIZE, G_PRIORITY_DEFAULT,
+  g_input_stream_read_bytes_async (data->exchange.input, SK_LLM_CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
                                    data->exchange.cancellable, chat_read_cb, task);
 }
 
@@ -1073,7 +451,7 @@ chat_error_body_ready (GTask  *task,
       return;
     }
 
-  mapped = map_http_error (self, data->exchange.message, body, data->attempt, &delay);
+  mapped = _sk_llm_client_http_error (self, data->exchange.message, body, data->attempt, &delay);
   chat_retry_or_fail (task, mapped, delay);
 }
 
@@ -1088,9 +466,9 @@ chat_complete_body_ready (GTask  *task,
 
   if (error != NULL)
     {
-      GError *mapped = exchange_transport_error (&data->exchange, error, data->url);
+      GError *mapped = _sk_llm_client_transport_error (&data->exchange, error, data->url);
 
-      chat_retry_or_fail (task, mapped, transport_retry_delay (self, data, mapped));
+      chat_retry_or_fail (task, mapped, _sk_llm_client_retry_delay (self, data->attempt, mapped));
       return;
     }
 
@@ -1116,18 +494,18 @@ chat_sent_cb (GObject      *object,
   data->exchange.input = soup_session_send_finish (SOUP_SESSION (object), result, &error);
   if (data->exchange.input == NULL)
     {
-      GError *mapped = exchange_transport_error (&data->exchange, error, data->url);
+      GError *mapped = _sk_llm_client_transport_error (&data->exchange, error, data->url);
 
-      chat_retry_or_fail (task, mapped, transport_retry_delay (self, data, mapped));
+      chat_retry_or_fail (task, mapped, _sk_llm_client_retry_delay (self, data->attempt, mapped));
       return;
     }
 
-  exchange_touch (&data->exchange);
+  _sk_llm_client_exchange_touch (&data->exchange);
   status = soup_message_get_status (data->exchange.message);
 
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     {
-      read_body (task, &data->exchange, chat_error_body_ready);
+      _sk_llm_client_exchange_read_body (task, &data->exchange, chat_error_body_ready);
       return;
     }
 
@@ -1138,11 +516,11 @@ chat_sent_cb (GObject      *object,
   content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (data->exchange.message), NULL);
   if (g_strcmp0 (content_type, "application/json") == 0)
     {
-      read_body (task, &data->exchange, chat_complete_body_ready);
+      _sk_llm_client_exchange_read_body (task, &data->exchange, chat_complete_body_ready);
       return;
     }
 
-  g_input_stream_read_bytes_async (data->exchange.input, READ_SIZE, G_PRIORITY_DEFAULT,
+  g_input_stream_read_bytes_async (data->exchange.input, SK_LLM_CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
                                    data->exchange.cancellable, chat_read_cb, task);
 }
 
@@ -1154,14 +532,14 @@ chat_start_attempt (GTask *task)
   SoupMessage *message;
 
   message = soup_message_new (SOUP_METHOD_POST, data->url);
-  add_auth_headers (self, message);
+  _sk_llm_client_add_auth_headers (self, message);
   soup_message_headers_replace (soup_message_get_request_headers (message), "Accept",
                                 self->provider == SK_LLM_PROVIDER_OLLAMA
                                 ? "application/x-ndjson" : "text/event-stream");
   soup_message_set_request_body_from_bytes (message, "application/json", data->request_body);
 
   g_clear_pointer (&data->stream, sk_llm_stream_free);
-  exchange_start (&data->exchange, self, message, g_task_get_cancellable (task));
+  _sk_llm_client_exchange_start (&data->exchange, self, message, g_task_get_cancellable (task));
 
   soup_session_send_async (self->session, message, G_PRIORITY_DEFAULT,
                            data->exchange.cancellable, chat_sent_cb, task);
@@ -1198,7 +576,7 @@ sk_llm_client_chat_async (SkLlmClient         *self,
   g_task_set_source_tag (task, sk_llm_client_chat_async);
 
   data = g_new0 (ChatData, 1);
-  data->url = endpoint (self, "chat");
+  data->url = _sk_llm_client_endpoint (self, "chat");
   data->event_func = event_func;
   data->event_data = event_data;
   g_task_set_task_data (task, data, (GDestroyNotify) chat_data_free);
@@ -1222,7 +600,9 @@ sk_llm_client_chat_async (SkLlmClient         *self,
       return;
     }
 
-  data->request_body = build_chat_body (self, system, messages, tools);
+  data->request_body = sk_llm_request_build_chat_body (self->provider, self->base_url,
+                                                       self->model, self->max_tokens,
+                                                       system, messages, tools);
   chat_start_attempt (task);
 }
 
@@ -1249,233 +629,6 @@ sk_llm_client_chat_finish (SkLlmClient    *self,
     *partial = response == NULL ? g_object_steal_data (G_OBJECT (result), "sk-partial") : NULL;
 
   return response;
-}
-
-/* Listing models. */
-
-static void list_start_page (GTask *task);
-
-static void
-list_data_free (ListData *data)
-{
-  exchange_clear (&data->exchange);
-  g_clear_pointer (&data->models, g_ptr_array_unref);
-  g_free (data->after_id);
-  g_free (data);
-}
-
-static void
-list_fail (GTask  *task,
-           GError *error)
-{
-  ListData *data = g_task_get_task_data (task);
-
-  exchange_stop_watchdog (&data->exchange);
-  g_task_return_error (task, error);
-  g_object_unref (task);
-}
-
-static void
-add_names (GPtrArray  *models,
-           JsonArray  *array,
-           const char *member)
-{
-  for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
-    {
-      JsonNode *item = json_array_get_element (array, i);
-      const char *name;
-
-      if (!JSON_NODE_HOLDS_OBJECT (item) ||
-          !json_object_has_member (json_node_get_object (item), member))
-        continue;
-
-      name = json_object_get_string_member (json_node_get_object (item), member);
-      if (name != NULL && *name != '\0' &&
-          !g_ptr_array_find_with_equal_func (models, name, g_str_equal, NULL))
-        g_ptr_array_add (models, g_strdup (name));
-    }
-}
-
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
-}
-
-static void
-list_body_ready (GTask  *task,
-                 GBytes *body,
-                 GError *error)
-{
-  ListData *data = g_task_get_task_data (task);
-  SkLlmClient *self = g_task_get_source_object (task);
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *text = NULL;
-  JsonObject *object;
-  gboolean more = FALSE;
-
-  if (error != NULL)
-    {
-      g_autofree char *url = g_uri_to_string (soup_message_get_uri (data->exchange.message));
-
-      list_fail (task, exchange_transport_error (&data->exchange, error, url));
-      return;
-    }
-
-  if (!SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (data->exchange.message)))
-    {
-      double delay;
-
-      list_fail (task, map_http_error (self, data->exchange.message, body, G_MAXUINT, &delay));
-      return;
-    }
-
-  text = g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
-  node = json_from_string (text, NULL);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    {
-      list_fail (task, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                                    "The server's list of models is not JSON: %.200s", text));
-      return;
-    }
-
-  object = json_node_get_object (node);
-  if (self->provider == SK_LLM_PROVIDER_OLLAMA)
-    add_names (data->models,
-               json_object_has_member (object, "models") ? json_object_get_array_member (object, "models") : NULL,
-               "name");
-  else
-    add_names (data->models,
-               json_object_has_member (object, "data") ? json_object_get_array_member (object, "data") : NULL,
-               "id");
-
-  if (self->provider == SK_LLM_PROVIDER_ANTHROPIC &&
-      json_object_has_member (object, "has_more") &&
-      json_object_get_boolean_member (object, "has_more") &&
-      json_object_has_member (object, "last_id"))
-    {
-      const char *last_id = json_object_get_string_member (object, "last_id");
-
-      /* A server that repeats a page would loop forever. */
-      more = last_id != NULL && g_strcmp0 (last_id, data->after_id) != 0 && data->pages < 100;
-      if (more)
-        {
-          g_free (data->after_id);
-          data->after_id = g_strdup (last_id);
-        }
-    }
-
-  if (more)
-    {
-      list_start_page (task);
-      return;
-    }
-
-  exchange_stop_watchdog (&data->exchange);
-  g_ptr_array_sort (data->models, compare_names);
-  g_ptr_array_add (data->models, NULL);
-  g_task_return_pointer (task, g_ptr_array_steal (data->models, NULL), (GDestroyNotify) g_strfreev);
-  g_object_unref (task);
-}
-
-static void
-list_sent_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  GTask *task = user_data;
-  ListData *data = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-
-  data->exchange.input = soup_session_send_finish (SOUP_SESSION (object), result, &error);
-  if (data->exchange.input == NULL)
-    {
-      g_autofree char *url = g_uri_to_string (soup_message_get_uri (data->exchange.message));
-
-      list_fail (task, exchange_transport_error (&data->exchange, error, url));
-      return;
-    }
-
-  read_body (task, &data->exchange, list_body_ready);
-}
-
-static void
-list_start_page (GTask *task)
-{
-  SkLlmClient *self = g_task_get_source_object (task);
-  ListData *data = g_task_get_task_data (task);
-  g_autofree char *url = endpoint (self, "models");
-  SoupMessage *message;
-
-  if (self->provider == SK_LLM_PROVIDER_ANTHROPIC)
-    {
-      g_autofree char *base = g_steal_pointer (&url);
-
-      if (data->after_id != NULL)
-        {
-          g_autofree char *escaped = g_uri_escape_string (data->after_id, NULL, TRUE);
-
-          url = g_strdup_printf ("%s?limit=1000&after_id=%s", base, escaped);
-        }
-      else
-        url = g_strdup_printf ("%s?limit=1000", base);
-    }
-
-  message = soup_message_new (SOUP_METHOD_GET, url);
-  if (message == NULL)
-    {
-      list_fail (task, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED,
-                                    "“%s” is not a server address.", self->base_url));
-      return;
-    }
-
-  add_auth_headers (self, message);
-  data->pages++;
-  exchange_start (&data->exchange, self, message, g_task_get_cancellable (task));
-  soup_session_send_async (self->session, message, G_PRIORITY_DEFAULT,
-                           data->exchange.cancellable, list_sent_cb, task);
-}
-
-/**
- * sk_llm_client_list_models_async:
- *
- * Asks the server which models it offers (all pages of them).
- */
-void
-sk_llm_client_list_models_async (SkLlmClient         *self,
-                                 GCancellable        *cancellable,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
-{
-  GTask *task;
-  ListData *data;
-
-  g_return_if_fail (SK_IS_LLM_CLIENT (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sk_llm_client_list_models_async);
-
-  data = g_new0 (ListData, 1);
-  data->models = g_ptr_array_new_with_free_func (g_free);
-  g_task_set_task_data (task, data, (GDestroyNotify) list_data_free);
-
-  list_start_page (task);
-}
-
-/**
- * sk_llm_client_list_models_finish:
- *
- * Returns: (transfer full): the model names, sorted
- */
-char **
-sk_llm_client_list_models_finish (SkLlmClient   *self,
-                                  GAsyncResult  *result,
-                                  GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* The object. */

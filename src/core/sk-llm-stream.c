@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "sk-json.h"
 #include "sk-llm-stream.h"
 
 /* A longer line than this is not a reply any server sends. */
@@ -227,79 +228,22 @@ set_call_arguments_node (PendingCall *call,
     }
 }
 
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return NULL;
-
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-static JsonObject *
-get_object_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return NULL;
-
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-
-  return json_node_get_object (node);
-}
-
-static JsonArray *
-get_array_member (JsonObject *object,
-                  const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return NULL;
-
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
-    return NULL;
-
-  return json_node_get_array (node);
-}
-
+/* Some servers write counts and indices as 12.0. */
 static gboolean
-get_int_member (JsonObject *object,
-                const char *name,
-                gint64     *value)
+get_int_or_double (JsonObject *object,
+                   const char *name,
+                   gint64     *value)
 {
-  JsonNode *node;
+  double number;
 
-  if (object == NULL)
+  if (sk_json_get_int (object, name, value))
+    return TRUE;
+
+  if (!sk_json_get_double (object, name, &number))
     return FALSE;
 
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return FALSE;
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_INT64:
-      *value = json_node_get_int (node);
-      return TRUE;
-    case G_TYPE_DOUBLE:
-      *value = (gint64) json_node_get_double (node);
-      return TRUE;
-    default:
-      return FALSE;
-    }
+  *value = (gint64) number;
+  return TRUE;
 }
 
 /**
@@ -322,8 +266,8 @@ sk_llm_extract_error (JsonNode  *node,
 {
   JsonObject *object;
   JsonObject *error_object;
-  JsonNode *error_node;
-  JsonNode *code_node = NULL;
+  const char *error_text;
+  gint64 code_number;
 
   *message = NULL;
   *type = NULL;
@@ -333,35 +277,28 @@ sk_llm_extract_error (JsonNode  *node,
     return FALSE;
 
   object = json_node_get_object (node);
-  error_node = json_object_get_member (object, "error");
-
-  if (error_node != NULL && JSON_NODE_HOLDS_VALUE (error_node) &&
-      json_node_get_value_type (error_node) == G_TYPE_STRING)
+  error_text = sk_json_get_string (object, "error");
+  if (error_text != NULL)
     {
-      *message = g_strdup (json_node_get_string (error_node));
+      *message = g_strdup (error_text);
       return TRUE;
     }
 
-  error_object = get_object_member (object, "error");
+  error_object = sk_json_get_object (object, "error");
   if (error_object == NULL)
     {
-      if (g_strcmp0 (get_string_member (object, "object"), "error") != 0)
+      if (g_strcmp0 (sk_json_get_string (object, "object"), "error") != 0)
         return FALSE;
       error_object = object;
     }
 
-  *message = g_strdup (get_string_member (error_object, "message"));
-  *type = g_strdup (get_string_member (error_object, "type"));
+  *message = g_strdup (sk_json_get_string (error_object, "message"));
+  *type = g_strdup (sk_json_get_string (error_object, "type"));
 
-  if (json_object_has_member (error_object, "code"))
-    code_node = json_object_get_member (error_object, "code");
-  if (code_node != NULL && JSON_NODE_HOLDS_VALUE (code_node))
-    {
-      if (json_node_get_value_type (code_node) == G_TYPE_STRING)
-        *code = g_strdup (json_node_get_string (code_node));
-      else if (json_node_get_value_type (code_node) == G_TYPE_INT64)
-        *code = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (code_node));
-    }
+  if (sk_json_get_string (error_object, "code") != NULL)
+    *code = g_strdup (sk_json_get_string (error_object, "code"));
+  else if (sk_json_get_int (error_object, "code", &code_number))
+    *code = g_strdup_printf ("%" G_GINT64_FORMAT, code_number);
 
   if (*message == NULL)
     *message = g_strdup (*type != NULL ? *type : "unknown error");
@@ -417,12 +354,12 @@ read_openai_usage (SkLlmStream *self,
   if (usage == NULL)
     return;
 
-  if (get_int_member (usage, "prompt_tokens", &value))
+  if (get_int_or_double (usage, "prompt_tokens", &value))
     {
       self->usage.prompt_tokens = value;
       self->usage.known = TRUE;
     }
-  if (get_int_member (usage, "completion_tokens", &value))
+  if (get_int_or_double (usage, "completion_tokens", &value))
     {
       self->usage.completion_tokens = value;
       self->usage.known = TRUE;
@@ -433,12 +370,12 @@ static void
 openai_tool_call_delta (SkLlmStream *self,
                         JsonObject  *item)
 {
-  JsonObject *function = get_object_member (item, "function");
-  const char *id = get_string_member (item, "id");
+  JsonObject *function = sk_json_get_object (item, "function");
+  const char *id = sk_json_get_string (item, "id");
   PendingCall *call = NULL;
   gint64 index = -1;
 
-  if (get_int_member (item, "index", &index))
+  if (get_int_or_double (item, "index", &index))
     call = g_hash_table_lookup (self->calls_by_index, &index);
   else if (id == NULL || *id == '\0')
     call = self->last_call;
@@ -454,9 +391,8 @@ openai_tool_call_delta (SkLlmStream *self,
   if (call == NULL)
     call = new_call (self, index, id);
 
-  set_call_name (self, call, get_string_member (function, "name"));
-  if (function != NULL)
-    set_call_arguments_node (call, json_object_get_member (function, "arguments"), TRUE);
+  set_call_name (self, call, sk_json_get_string (function, "name"));
+  set_call_arguments_node (call, sk_json_get_member (function, "arguments"), TRUE);
 }
 
 static gboolean
@@ -496,9 +432,9 @@ openai_event (SkLlmStream  *self,
     }
 
   object = json_node_get_object (node);
-  read_openai_usage (self, get_object_member (object, "usage"));
+  read_openai_usage (self, sk_json_get_object (object, "usage"));
 
-  choices = get_array_member (object, "choices");
+  choices = sk_json_get_array (object, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
     {
       JsonNode *choice_node = json_array_get_element (choices, i);
@@ -512,18 +448,18 @@ openai_event (SkLlmStream  *self,
       choice = json_node_get_object (choice_node);
 
       /* Only the first choice is asked for. */
-      if (get_int_member (choice, "index", &index) && index != 0)
+      if (get_int_or_double (choice, "index", &index) && index != 0)
         continue;
 
-      delta = get_object_member (choice, "delta");
+      delta = sk_json_get_object (choice, "delta");
       if (delta == NULL)
-        delta = get_object_member (choice, "message");
+        delta = sk_json_get_object (choice, "message");
 
-      add_reasoning (self, get_string_member (delta, "reasoning_content"));
-      add_reasoning (self, get_string_member (delta, "reasoning"));
-      add_text (self, get_string_member (delta, "content"));
+      add_reasoning (self, sk_json_get_string (delta, "reasoning_content"));
+      add_reasoning (self, sk_json_get_string (delta, "reasoning"));
+      add_text (self, sk_json_get_string (delta, "content"));
 
-      tool_calls = get_array_member (delta, "tool_calls");
+      tool_calls = sk_json_get_array (delta, "tool_calls");
       for (guint j = 0; tool_calls != NULL && j < json_array_get_length (tool_calls); j++)
         {
           JsonNode *item = json_array_get_element (tool_calls, j);
@@ -532,7 +468,7 @@ openai_event (SkLlmStream  *self,
             openai_tool_call_delta (self, json_node_get_object (item));
         }
 
-      set_finish_reason (self, get_string_member (choice, "finish_reason"));
+      set_finish_reason (self, sk_json_get_string (choice, "finish_reason"));
     }
 
   return TRUE;
@@ -561,7 +497,7 @@ anthropic_event (SkLlmStream  *self,
     }
 
   object = json_node_get_object (node);
-  type = get_string_member (object, "type");
+  type = sk_json_get_string (object, "type");
   if (type == NULL)
     type = event_name;
 
@@ -570,55 +506,55 @@ anthropic_event (SkLlmStream  *self,
 
   if (g_strcmp0 (type, "message_start") == 0)
     {
-      JsonObject *usage = get_object_member (get_object_member (object, "message"), "usage");
+      JsonObject *usage = sk_json_get_object (sk_json_get_object (object, "message"), "usage");
 
-      if (get_int_member (usage, "input_tokens", &value))
+      if (get_int_or_double (usage, "input_tokens", &value))
         {
           self->usage.prompt_tokens = value;
           self->usage.known = TRUE;
         }
-      if (get_int_member (usage, "output_tokens", &value))
+      if (get_int_or_double (usage, "output_tokens", &value))
         self->usage.completion_tokens = value;
     }
   else if (g_strcmp0 (type, "content_block_start") == 0)
     {
-      JsonObject *block = get_object_member (object, "content_block");
-      const char *block_type = get_string_member (block, "type");
+      JsonObject *block = sk_json_get_object (object, "content_block");
+      const char *block_type = sk_json_get_string (block, "type");
       gint64 index = -1;
 
-      get_int_member (object, "index", &index);
+      get_int_or_double (object, "index", &index);
 
       if (g_strcmp0 (block_type, "tool_use") == 0)
         {
-          PendingCall *call = new_call (self, index, get_string_member (block, "id"));
-          JsonObject *input = get_object_member (block, "input");
+          PendingCall *call = new_call (self, index, sk_json_get_string (block, "id"));
+          JsonObject *input = sk_json_get_object (block, "input");
 
-          set_call_name (self, call, get_string_member (block, "name"));
+          set_call_name (self, call, sk_json_get_string (block, "name"));
           /* The start carries "input": {} and the real input follows as
            * JSON pieces; a non-empty object here is kept unless pieces come.
            */
           if (input != NULL && json_object_get_size (input) > 0)
-            set_call_arguments_node (call, json_object_get_member (block, "input"), FALSE);
+            set_call_arguments_node (call, sk_json_get_member (block, "input"), FALSE);
         }
       else if (g_strcmp0 (block_type, "text") == 0)
-        add_text (self, get_string_member (block, "text"));
+        add_text (self, sk_json_get_string (block, "text"));
     }
   else if (g_strcmp0 (type, "content_block_delta") == 0)
     {
-      JsonObject *delta = get_object_member (object, "delta");
-      const char *delta_type = get_string_member (delta, "type");
+      JsonObject *delta = sk_json_get_object (object, "delta");
+      const char *delta_type = sk_json_get_string (delta, "type");
       gint64 index = -1;
 
-      get_int_member (object, "index", &index);
+      get_int_or_double (object, "index", &index);
 
       if (g_strcmp0 (delta_type, "text_delta") == 0)
-        add_text (self, get_string_member (delta, "text"));
+        add_text (self, sk_json_get_string (delta, "text"));
       else if (g_strcmp0 (delta_type, "thinking_delta") == 0)
-        add_reasoning (self, get_string_member (delta, "thinking"));
+        add_reasoning (self, sk_json_get_string (delta, "thinking"));
       else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
         {
           PendingCall *call = g_hash_table_lookup (self->calls_by_index, &index);
-          const char *piece = get_string_member (delta, "partial_json");
+          const char *piece = sk_json_get_string (delta, "partial_json");
 
           if (call == NULL)
             {
@@ -638,16 +574,16 @@ anthropic_event (SkLlmStream  *self,
     }
   else if (g_strcmp0 (type, "message_delta") == 0)
     {
-      JsonObject *usage = get_object_member (object, "usage");
+      JsonObject *usage = sk_json_get_object (object, "usage");
 
-      set_finish_reason (self, get_string_member (get_object_member (object, "delta"), "stop_reason"));
+      set_finish_reason (self, sk_json_get_string (sk_json_get_object (object, "delta"), "stop_reason"));
       /* output_tokens is the running total, not an increment. */
-      if (get_int_member (usage, "output_tokens", &value))
+      if (get_int_or_double (usage, "output_tokens", &value))
         {
           self->usage.completion_tokens = value;
           self->usage.known = TRUE;
         }
-      if (get_int_member (usage, "input_tokens", &value))
+      if (get_int_or_double (usage, "input_tokens", &value))
         self->usage.prompt_tokens = value;
     }
   else if (g_strcmp0 (type, "message_stop") == 0)
@@ -661,12 +597,12 @@ static gboolean
 ollama_message (SkLlmStream  *self,
                 JsonObject   *object)
 {
-  JsonObject *message = get_object_member (object, "message");
-  JsonArray *tool_calls = get_array_member (message, "tool_calls");
+  JsonObject *message = sk_json_get_object (object, "message");
+  JsonArray *tool_calls = sk_json_get_array (message, "tool_calls");
   gint64 value;
 
-  add_reasoning (self, get_string_member (message, "thinking"));
-  add_text (self, get_string_member (message, "content"));
+  add_reasoning (self, sk_json_get_string (message, "thinking"));
+  add_text (self, sk_json_get_string (message, "content"));
 
   /* Every tool call arrives whole, in one line. */
   for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
@@ -678,23 +614,22 @@ ollama_message (SkLlmStream  *self,
       if (!JSON_NODE_HOLDS_OBJECT (item))
         continue;
 
-      function = get_object_member (json_node_get_object (item), "function");
-      call = new_call (self, -1, get_string_member (json_node_get_object (item), "id"));
-      set_call_name (self, call, get_string_member (function, "name"));
-      if (function != NULL)
-        set_call_arguments_node (call, json_object_get_member (function, "arguments"), FALSE);
+      function = sk_json_get_object (json_node_get_object (item), "function");
+      call = new_call (self, -1, sk_json_get_string (json_node_get_object (item), "id"));
+      set_call_name (self, call, sk_json_get_string (function, "name"));
+      set_call_arguments_node (call, sk_json_get_member (function, "arguments"), FALSE);
     }
 
   if (json_object_has_member (object, "done") && json_object_get_boolean_member (object, "done"))
     {
       self->done = TRUE;
-      set_finish_reason (self, get_string_member (object, "done_reason"));
-      if (get_int_member (object, "prompt_eval_count", &value))
+      set_finish_reason (self, sk_json_get_string (object, "done_reason"));
+      if (get_int_or_double (object, "prompt_eval_count", &value))
         {
           self->usage.prompt_tokens = value;
           self->usage.known = TRUE;
         }
-      if (get_int_member (object, "eval_count", &value))
+      if (get_int_or_double (object, "eval_count", &value))
         {
           self->usage.completion_tokens = value;
           self->usage.known = TRUE;
@@ -971,12 +906,12 @@ parse_openai_complete (SkLlmStream  *self,
                        GError      **error)
 {
   JsonObject *object = json_node_get_object (node);
-  JsonArray *choices = get_array_member (object, "choices");
+  JsonArray *choices = sk_json_get_array (object, "choices");
   JsonObject *choice = NULL;
   JsonObject *message;
   JsonArray *tool_calls;
 
-  read_openai_usage (self, get_object_member (object, "usage"));
+  read_openai_usage (self, sk_json_get_object (object, "usage"));
 
   if (choices != NULL && json_array_get_length (choices) > 0 &&
       JSON_NODE_HOLDS_OBJECT (json_array_get_element (choices, 0)))
@@ -989,12 +924,12 @@ parse_openai_complete (SkLlmStream  *self,
       return FALSE;
     }
 
-  message = get_object_member (choice, "message");
-  add_reasoning (self, get_string_member (message, "reasoning_content"));
-  add_reasoning (self, get_string_member (message, "reasoning"));
-  add_text (self, get_string_member (message, "content"));
+  message = sk_json_get_object (choice, "message");
+  add_reasoning (self, sk_json_get_string (message, "reasoning_content"));
+  add_reasoning (self, sk_json_get_string (message, "reasoning"));
+  add_text (self, sk_json_get_string (message, "content"));
 
-  tool_calls = get_array_member (message, "tool_calls");
+  tool_calls = sk_json_get_array (message, "tool_calls");
   for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
     {
       JsonNode *item = json_array_get_element (tool_calls, i);
@@ -1004,14 +939,13 @@ parse_openai_complete (SkLlmStream  *self,
       if (!JSON_NODE_HOLDS_OBJECT (item))
         continue;
 
-      function = get_object_member (json_node_get_object (item), "function");
-      call = new_call (self, -1, get_string_member (json_node_get_object (item), "id"));
-      set_call_name (self, call, get_string_member (function, "name"));
-      if (function != NULL)
-        set_call_arguments_node (call, json_object_get_member (function, "arguments"), FALSE);
+      function = sk_json_get_object (json_node_get_object (item), "function");
+      call = new_call (self, -1, sk_json_get_string (json_node_get_object (item), "id"));
+      set_call_name (self, call, sk_json_get_string (function, "name"));
+      set_call_arguments_node (call, sk_json_get_member (function, "arguments"), FALSE);
     }
 
-  set_finish_reason (self, get_string_member (choice, "finish_reason"));
+  set_finish_reason (self, sk_json_get_string (choice, "finish_reason"));
   self->done = TRUE;
 
   return TRUE;
@@ -1023,8 +957,8 @@ parse_anthropic_complete (SkLlmStream  *self,
                           GError      **error)
 {
   JsonObject *object = json_node_get_object (node);
-  JsonArray *content = get_array_member (object, "content");
-  JsonObject *usage = get_object_member (object, "usage");
+  JsonArray *content = sk_json_get_array (object, "content");
+  JsonObject *usage = sk_json_get_object (object, "usage");
   gint64 value;
 
   for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
@@ -1037,33 +971,33 @@ parse_anthropic_complete (SkLlmStream  *self,
         continue;
 
       block = json_node_get_object (item);
-      type = get_string_member (block, "type");
+      type = sk_json_get_string (block, "type");
 
       if (g_strcmp0 (type, "text") == 0)
-        add_text (self, get_string_member (block, "text"));
+        add_text (self, sk_json_get_string (block, "text"));
       else if (g_strcmp0 (type, "thinking") == 0)
-        add_reasoning (self, get_string_member (block, "thinking"));
+        add_reasoning (self, sk_json_get_string (block, "thinking"));
       else if (g_strcmp0 (type, "tool_use") == 0)
         {
-          PendingCall *call = new_call (self, -1, get_string_member (block, "id"));
+          PendingCall *call = new_call (self, -1, sk_json_get_string (block, "id"));
 
-          set_call_name (self, call, get_string_member (block, "name"));
-          set_call_arguments_node (call, json_object_get_member (block, "input"), FALSE);
+          set_call_name (self, call, sk_json_get_string (block, "name"));
+          set_call_arguments_node (call, sk_json_get_member (block, "input"), FALSE);
         }
     }
 
-  if (get_int_member (usage, "input_tokens", &value))
+  if (get_int_or_double (usage, "input_tokens", &value))
     {
       self->usage.prompt_tokens = value;
       self->usage.known = TRUE;
     }
-  if (get_int_member (usage, "output_tokens", &value))
+  if (get_int_or_double (usage, "output_tokens", &value))
     {
       self->usage.completion_tokens = value;
       self->usage.known = TRUE;
     }
 
-  set_finish_reason (self, get_string_member (object, "stop_reason"));
+  set_finish_reason (self, sk_json_get_string (object, "stop_reason"));
   self->done = TRUE;
 
   return TRUE;

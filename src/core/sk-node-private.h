@@ -10,6 +10,41 @@
 
 G_BEGIN_DECLS
 
+struct _SkNode
+{
+  GObject      parent_instance;
+
+  char        *id;
+  char        *name;
+  char        *key;
+  char        *description;
+  GStrv        priors;
+  char        *input_text;
+  GStrv        input_files;
+  char        *output_text;
+  GStrv        output_files;
+  char        *error_text;
+  char        *error_detail;
+
+  /* Members this program does not know, kept for writing back unchanged. */
+  JsonObject  *extra;
+  JsonObject  *input_extra;
+  JsonObject  *output_extra;
+  JsonObject  *skele_extra;
+
+  double       x;
+  double       y;
+  SkNodeState  state;
+
+  guint        run : 1;
+  guint        has_position : 1;
+};
+
+/* sk-node.c */
+void      _sk_node_emit_changed     (SkNode     *self);
+void      _sk_node_tokens_changed   (SkNode     *self);
+
+/* sk-node-json.c */
 void      _sk_node_load_json        (SkNode     *self,
                                      JsonObject *object,
                                      GPtrArray  *problems);

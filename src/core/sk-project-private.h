@@ -10,8 +10,53 @@
 
 G_BEGIN_DECLS
 
-JsonObject *_sk_project_header_to_json    (SkProject  *self);
-void        _sk_project_apply_header_json (SkProject  *self,
-                                           JsonObject *header);
+struct _SkProject
+{
+  GObject      parent_instance;
+
+  GFile       *folder;
+  char        *name;
+  char        *description;
+  char        *python;
+
+  /* Nodes in file order, and the same nodes by identifier. */
+  GPtrArray   *nodes;
+  GHashTable  *by_id;
+
+  /* Successor lists by identifier, rebuilt when the graph changed. */
+  GHashTable  *successors;
+
+  /* Members this program does not know, kept for writing back unchanged. */
+  JsonObject  *extra;
+  JsonObject  *skele_extra;
+  JsonObject  *invalid_nodes;
+
+  /* Problems only visible while parsing, such as duplicate members. */
+  GPtrArray   *load_problems;
+
+  guint        modified : 1;
+};
+
+/* sk-project.c */
+void        _sk_project_set_modified      (SkProject     *self);
+void        _sk_project_set_folder        (SkProject     *self,
+                                           GFile         *folder);
+void        _sk_project_attach_node       (SkProject     *self,
+                                           guint          position,
+                                           SkNode        *node);
+
+/* sk-project-io.c */
+JsonObject *_sk_project_header_to_json    (SkProject     *self);
+void        _sk_project_apply_header_json (SkProject     *self,
+                                           JsonObject    *header);
+
+/* sk-project-graph.c */
+void        _sk_project_add_problem       (GPtrArray     *problems,
+                                           SkProblemKind  kind,
+                                           gboolean       is_warning,
+                                           const char    *node_id,
+                                           const char    *format,
+                                           ...) G_GNUC_PRINTF (5, 6);
+char       *_sk_project_describe_node     (SkNode        *node);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "sk-prompt-template.h"
+#include "sk-util.h"
 
 typedef enum
 {
@@ -282,13 +283,6 @@ lookup_value (GHashTable *values,
   return value != NULL ? value : "";
 }
 
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
 /**
  * sk_prompt_template_render:
  * @template_text: the template
@@ -396,8 +390,5 @@ sk_prompt_template_get_tags (const char  *template_text,
         g_ptr_array_add (names, g_strdup (token->text));
     }
 
-  g_ptr_array_sort (names, compare_strings);
-  g_ptr_array_add (names, NULL);
-
-  return (char **) g_ptr_array_free (names, FALSE);
+  return sk_util_sorted_strv (names);
 }

@@ -36,7 +36,22 @@ import time
 # priors needs no pickle, and only a failure needs a traceback. Each costs
 # milliseconds at every start, and the isolated mode starts once per node.
 
+# The layout of a step folder. These names mirror src/core/sk-step-folder.c,
+# the only C code that spells them: the step KEY lives in the folder KEY of
+# the workflow, its script is KEY.py and its outputs are pickled in KEY.pkl.
+# The runner passes the paths of the logs and of the report in the spec.
+SCRIPT_SUFFIX = ".py"
+PICKLE_SUFFIX = ".pkl"
+
 MAX_ERROR_TEXT = 2000
+
+
+def _step_folder(workflow, key):
+    return os.path.join(workflow, key)
+
+
+def _step_file(workflow, key, suffix):
+    return os.path.join(_step_folder(workflow, key), key + suffix)
 
 
 class NodeFailure(Exception):
@@ -97,7 +112,7 @@ def _prior_outputs(spec, memory):
         if source == "memory" and key in memory:
             outputs[key] = memory[key]
         elif source in ("file", "memory"):
-            outputs[key] = _load_pickle(os.path.join(workflow, key, key + ".pkl"))
+            outputs[key] = _load_pickle(_step_file(workflow, key, PICKLE_SUFFIX))
         else:
             outputs[key] = {}
     return outputs
@@ -132,8 +147,8 @@ def _require(module, name):
 def run_node(spec, memory=None):
     """Runs one node and returns its result dictionary."""
     key = spec["key"]
-    folder = os.path.join(spec["workflow"], key)
-    script = os.path.join(folder, key + ".py")
+    folder = _step_folder(spec["workflow"], key)
+    script = _step_file(spec["workflow"], key, SCRIPT_SUFFIX)
     in_memory = memory is not None
     result = {"status": "failed", "error": None, "traceback": None, "output_keys": {}}
     started = time.monotonic()

@@ -12,51 +12,291 @@ G_BEGIN_DECLS
 
 #define SK_CANVAS_NODE_WIDTH  168.0
 #define SK_CANVAS_NODE_HEIGHT  60.0
+#define SK_CANVAS_MIN_ZOOM      0.2
+#define SK_CANVAS_MAX_ZOOM      4.0
+#define SK_CANVAS_ZOOM_STEP     1.2
+#define SK_CANVAS_GRID_DX     220.0
+#define SK_CANVAS_GRID_DY     110.0
+
+/* What the canvas shows of one step, in model coordinates (the centre of
+ * the step's box). */
+typedef struct
+{
+  SkNode      *node;
+  double       x;
+  double       y;
+  PangoLayout *layout;
+  gboolean     busy;
+} SkCanvasItem;
+
+/* Which tool owns the sequence of the primary button's drag. */
+typedef enum
+{
+  SK_CANVAS_DRAG_NONE,
+  SK_CANVAS_DRAG_PENDING_MOVE,
+  SK_CANVAS_DRAG_MOVE,
+  SK_CANVAS_DRAG_RUBBER,
+} SkCanvasDrag;
+
+/* Moving the selected steps: where each was when the drag began. A step
+ * removed during the drag keeps its slot with a %NULL node. */
+typedef struct
+{
+  GArray *origins;
+} SkCanvasMoveTool;
+
+/* Selecting the steps inside a rectangle, in widget coordinates: from
+ * where the drag began to where the pointer is. */
+typedef struct
+{
+  double   x0;
+  double   y0;
+  double   x1;
+  double   y1;
+  guint    extend : 1;
+} SkCanvasRubberBand;
+
+/* Panning with the middle button. */
+typedef struct
+{
+  double   offset_x;
+  double   offset_y;
+  guint    active : 1;
+} SkCanvasPanTool;
+
+/* Ctrl+click on a step, then on another, connects them. */
+typedef struct
+{
+  SkNode  *source;
+} SkCanvasConnectTool;
+
+/* The pointer and the step under it. */
+typedef struct
+{
+  SkNode  *node;
+  double   x;
+  double   y;
+  guint    inside : 1;
+} SkCanvasHoverTool;
+
+struct _SkCanvas
+{
+  GtkWidget            parent_instance;
+
+  /* Owned references */
+  SkProject           *project;
+  SkHistory           *history;
+  GtkSelectionModel   *selection;
+  GtkWidget           *popover;
+  GCancellable        *layout_cancellable;
+  GskRenderNode       *edge_cache;
+  PangoLayout         *state_layouts[SK_NODE_STATE_WRITING_CODE + 1];
+
+  /* One SkCanvasItem per step, in the workflow's order, so an item's index
+   * is its step's position in the project and in the selection model. */
+  GPtrArray           *items;
+  GHashTable          *by_node;
+
+  /* Borrowed steps of the workflow: the one clicked last among the
+   * selected ones, and a selected connection. */
+  SkNode              *focus;
+  SkNode              *edge_prior;
+  SkNode              *edge_node;
+
+  /* View transform: widget = model × zoom + offset. */
+  double               zoom;
+  double               offset_x;
+  double               offset_y;
+
+  /* Tools */
+  SkCanvasDrag         drag;
+  SkCanvasMoveTool     move;
+  SkCanvasRubberBand   rubber;
+  SkCanvasPanTool      pan;
+  SkCanvasConnectTool  connect;
+  SkCanvasHoverTool    hover;
+
+  /* Animation of the steps at work */
+  guint                tick_id;
+  guint                n_busy;
+  gint64               frame_time;
+
+  /* Nesting of the canvas's own changes to the selection model, and a step
+   * to select alone once the canvas has caught up with the workflow
+   * (deferred_select; deferred_follow: follow someone else's change then). */
+  guint                changing_selection;
+  SkNode              *deferred_node;
+
+  guint                fit_pending : 1;
+  guint                auto_fit : 1;
+  guint                arranging : 1;
+  guint                owns_selection : 1;
+  guint                deferred_select : 1;
+  guint                deferred_follow : 1;
+};
+
+/* Steps that are at work, running or having their code written, are
+ * animated. */
+static inline gboolean
+_sk_canvas_state_is_busy (SkNodeState state)
+{
+  return state == SK_NODE_STATE_RUNNING || state == SK_NODE_STATE_WRITING_CODE;
+}
+
+/* sk-canvas.c: the widget and the workflow it observes */
+SkCanvasItem *_sk_canvas_lookup_item          (SkCanvas               *self,
+                                               SkNode                 *node);
+gboolean      _sk_canvas_item_position        (SkCanvas               *self,
+                                               SkNode                 *node,
+                                               guint                  *position);
+void          _sk_canvas_set_focus_node       (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_selection_changed    (SkCanvas               *self);
+void          _sk_canvas_update_accessible    (SkCanvas               *self);
+void          _sk_canvas_history_begin        (SkCanvas               *self,
+                                               const char             *label);
+void          _sk_canvas_history_end          (SkCanvas               *self);
+void          _sk_canvas_emit_node_created    (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_emit_node_activated  (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_emit_edit_node       (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_emit_edit_process    (SkCanvas               *self);
+void          _sk_canvas_emit_message         (SkCanvas               *self,
+                                               const char             *message);
+void          _sk_canvas_notify_zoom          (SkCanvas               *self);
+void          _sk_canvas_notify_selection     (SkCanvas               *self);
+
+/* sk-canvas-selection.c: the selection model and the selected connection */
+gboolean      _sk_canvas_is_selected          (SkCanvas               *self,
+                                               SkNode                 *node);
+gboolean      _sk_canvas_has_selection        (SkCanvas               *self);
+guint         _sk_canvas_count_selected       (SkCanvas               *self);
+void          _sk_canvas_select_only          (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_toggle_selected      (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_select_all           (SkCanvas               *self);
+void          _sk_canvas_select_items         (SkCanvas               *self,
+                                               GtkBitset              *items,
+                                               gboolean                extend);
+void          _sk_canvas_clear_edge_selection (SkCanvas               *self);
+void          _sk_canvas_follow_selection     (SkCanvas               *self,
+                                               guint                   position,
+                                               guint                   n_items);
+void          _sk_canvas_replace_selection    (SkCanvas               *self,
+                                               GtkSelectionModel      *selection);
+void          _sk_canvas_drop_selection       (SkCanvas               *self);
+void          _sk_canvas_apply_deferred_selection (SkCanvas           *self);
+
+/* sk-canvas-view.c: the view transform and hit testing */
+void          _sk_canvas_model_to_widget      (SkCanvas               *self,
+                                               double                  mx,
+                                               double                  my,
+                                               double                 *wx,
+                                               double                 *wy);
+void          _sk_canvas_widget_to_model      (SkCanvas               *self,
+                                               double                  wx,
+                                               double                  wy,
+                                               double                 *mx,
+                                               double                 *my);
+void          _sk_canvas_visible_model_rect   (SkCanvas               *self,
+                                               graphene_rect_t        *rect);
+void          _sk_canvas_zoom_around          (SkCanvas               *self,
+                                               double                  zoom,
+                                               double                  x,
+                                               double                  y);
+void          _sk_canvas_pan_to               (SkCanvas               *self,
+                                               double                  offset_x,
+                                               double                  offset_y);
+void          _sk_canvas_fit_to_view          (SkCanvas               *self);
+void          _sk_canvas_request_fit          (SkCanvas               *self);
+void          _sk_canvas_scroll_to_item       (SkCanvas               *self,
+                                               SkCanvasItem           *item);
+void          _sk_canvas_edge_points          (SkCanvasItem           *from,
+                                               SkCanvasItem           *to,
+                                               double                  p[8]);
+gboolean      _sk_canvas_edge_visible         (const double            p[8],
+                                               const graphene_rect_t  *view);
+void          _sk_canvas_cubic_point          (const double            p[8],
+                                               double                  t,
+                                               double                 *x,
+                                               double                 *y);
+SkNode       *_sk_canvas_node_at              (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y);
+gboolean      _sk_canvas_edge_at              (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y,
+                                               SkNode                **prior,
+                                               SkNode                **node);
+
+/* sk-canvas-paint.c: drawing */
+void          _sk_canvas_snapshot             (GtkWidget              *widget,
+                                               GtkSnapshot            *snapshot);
+void          _sk_canvas_invalidate_edges     (SkCanvas               *self);
+void          _sk_canvas_clear_text_caches    (SkCanvas               *self);
+const char   *_sk_canvas_state_label          (SkNodeState             state);
+
+/* sk-canvas-tools.c: the gestures */
+void          _sk_canvas_tools_init           (SkCanvas               *self);
+void          _sk_canvas_tools_finalize       (SkCanvas               *self);
+gboolean      _sk_canvas_tools_busy           (SkCanvas               *self);
+void          _sk_canvas_abandon_drag         (SkCanvas               *self);
+void          _sk_canvas_forget_node          (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_connect_tool_use     (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_connect_tool_cancel  (SkCanvas               *self);
+
+/* sk-canvas-actions.c: actions, keys, edits, the popover, arrange */
+void          _sk_canvas_class_actions_init   (SkCanvasClass          *klass);
+void          _sk_canvas_update_actions       (SkCanvas               *self);
+SkNode       *_sk_canvas_add_step_at          (SkCanvas               *self,
+                                               double                  mx,
+                                               double                  my);
+void          _sk_canvas_connect_steps        (SkCanvas               *self,
+                                               SkNode                 *prior,
+                                               SkNode                 *node);
+void          _sk_canvas_toggle_run           (SkCanvas               *self,
+                                               SkNode                 *node);
+void          _sk_canvas_toggle_all           (SkCanvas               *self);
+void          _sk_canvas_arrange              (SkCanvas               *self,
+                                               gboolean                record);
+void          _sk_canvas_cancel_arrange       (SkCanvas               *self);
 
 /* The gestures call these with widget coordinates, and the widget tests
  * call them the same way, so that both go through one code path. */
-void     _sk_canvas_click              (SkCanvas        *self,
-                                        double           x,
-                                        double           y,
-                                        guint            button,
-                                        GdkModifierType  state,
-                                        int              n_press);
-gboolean _sk_canvas_drag_begin         (SkCanvas        *self,
-                                        double           x,
-                                        double           y,
-                                        GdkModifierType  state);
-void     _sk_canvas_drag_update        (SkCanvas        *self,
-                                        double           offset_x,
-                                        double           offset_y);
-void     _sk_canvas_drag_end           (SkCanvas        *self,
-                                        double           offset_x,
-                                        double           offset_y);
-void     _sk_canvas_scroll             (SkCanvas        *self,
-                                        double           x,
-                                        double           y,
-                                        double           dx,
-                                        double           dy,
-                                        GdkModifierType  state);
-void     _sk_canvas_model_to_widget    (SkCanvas        *self,
-                                        double           mx,
-                                        double           my,
-                                        double          *wx,
-                                        double          *wy);
-void     _sk_canvas_widget_to_model    (SkCanvas        *self,
-                                        double           wx,
-                                        double           wy,
-                                        double          *mx,
-                                        double          *my);
-SkNode  *_sk_canvas_node_at            (SkCanvas        *self,
-                                        double           x,
-                                        double           y);
-SkNode  *_sk_canvas_get_connect_source (SkCanvas        *self);
-gboolean _sk_canvas_get_selected_edge  (SkCanvas        *self,
-                                        SkNode         **prior,
-                                        SkNode         **node);
-void     _sk_canvas_select_edge        (SkCanvas        *self,
-                                        SkNode          *prior,
-                                        SkNode          *node);
-gboolean _sk_canvas_is_arranging       (SkCanvas        *self);
+void          _sk_canvas_click                (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y,
+                                               guint                   button,
+                                               GdkModifierType         state,
+                                               int                     n_press);
+gboolean      _sk_canvas_drag_begin           (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y,
+                                               GdkModifierType         state);
+void          _sk_canvas_drag_update          (SkCanvas               *self,
+                                               double                  offset_x,
+                                               double                  offset_y);
+void          _sk_canvas_drag_end             (SkCanvas               *self,
+                                               double                  offset_x,
+                                               double                  offset_y);
+void          _sk_canvas_scroll               (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y,
+                                               double                  dx,
+                                               double                  dy,
+                                               GdkModifierType         state);
+SkNode       *_sk_canvas_get_connect_source   (SkCanvas               *self);
+gboolean      _sk_canvas_get_selected_edge    (SkCanvas               *self,
+                                               SkNode                **prior,
+                                               SkNode                **node);
+void          _sk_canvas_select_edge          (SkCanvas               *self,
+                                               SkNode                 *prior,
+                                               SkNode                 *node);
+gboolean      _sk_canvas_is_arranging         (SkCanvas               *self);
 
 G_END_DECLS

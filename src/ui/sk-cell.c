@@ -17,7 +17,13 @@ typedef struct
   GSignalGroup *node_signals;
 } SkCellPrivate;
 
-G_DEFINE_TYPE_WITH_PRIVATE (SkCell, sk_cell, GTK_TYPE_WIDGET)
+/**
+ * SkCell:
+ *
+ * The abstract base of the input, output and code cells: it holds the
+ * project and the node a cell shows, and follows the node's signals.
+ */
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (SkCell, sk_cell, GTK_TYPE_WIDGET)
 
 enum {
   PROP_0,

@@ -14,7 +14,8 @@ G_BEGIN_DECLS
  * it directly because they cannot click the dialog. */
 void      _sk_code_cell_clear_code        (SkCodeCell           *self);
 
-/* "Clear and Regenerate" keeps the script it replaces. */
+/* "Clear and Regenerate" keeps the script it replaces; the cell hands it to
+ * the SkScriptFile that has its queue. */
 void      _sk_code_cell_put_aside_async   (SkCodeCell           *self,
                                            GFile                *script,
                                            GAsyncReadyCallback   callback,

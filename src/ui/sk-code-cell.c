@@ -8,17 +8,14 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include <adwaita.h>
 #include <glib/gi18n.h>
 #include <gtksourceview/gtksource.h>
 
 #include "sk-code-cell-private.h"
 
-#define SAVE_DELAY_MSEC    1000
-#define MONITOR_DELAY_MSEC  200
-
+/* The cell shows and edits one step's script; the SkScriptFile reads it,
+ * writes it in order, watches it and puts it aside. */
 struct _SkCodeCell
 {
   SkCell           parent_instance;
@@ -34,75 +31,21 @@ struct _SkCodeCell
 
   /* owned refs */
   GtkSourceBuffer *buffer;
-  GFile           *file;
-  GFileMonitor    *monitor;
-  GCancellable    *load_cancellable;
+  SkScriptFile    *script;
 
-  /* Saves and deletions of scripts, oldest first, run one at a time so that
-   * the last one wins on disk. */
-  GQueue           file_ops;
+  /* Scripts shown before, or put aside without being shown, whose writes
+   * are still queued; they report to the cell until they are done. */
+  GPtrArray       *retired;
 
-  /* Each document (one node's script) gets a new serial; user edits raise
-   * the generation, and a save records the generation it wrote when it is
-   * queued and when it is done. */
+  /* Each document (one node's script) gets a new serial, so that a dialog
+   * answered late acts on the script it asked about. */
   guint            serial;
-  guint64          generation;
-  guint64          queued_generation;
-  guint64          saved_generation;
 
-  guint            save_source;
-  guint            monitor_source;
-
-  guint            loading : 1;
   guint            has_script : 1;
+  guint            quiet : 1;
   guint            writing : 1;
   guint            moving : 1;
 };
-
-typedef enum
-{
-  FILE_OP_SAVE,
-  FILE_OP_DELETE,
-  FILE_OP_MOVE,
-} FileOpKind;
-
-typedef struct
-{
-  SkCodeCell          *self;
-  FileOpKind           kind;
-  guint                serial;
-  guint64              generation;
-  GFile               *file;
-  char                *text;
-  GtkSourceBuffer     *snapshot;
-  GtkSourceFile       *source_file;
-  GtkSourceFileSaver  *saver;
-  GFile               *destination;
-  GTask               *task;
-} FileOp;
-
-/* What a move's worker thread needs; GFiles may be used from any thread. */
-typedef struct
-{
-  GFile               *source;
-  GFile               *destination;
-} MoveData;
-
-typedef struct
-{
-  SkCodeCell          *self;
-  guint                serial;
-  int                  cursor_line;
-  int                  cursor_line_offset;
-  GtkSourceFile       *source_file;
-  GtkSourceFileLoader *loader;
-} LoadOp;
-
-typedef struct
-{
-  GWeakRef             self;
-  guint                serial;
-} CheckOp;
 
 G_DEFINE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK_TYPE_CELL)
 
@@ -121,46 +64,6 @@ enum {
 static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
 
-static void     run_next_file_op   (SkCodeCell *self);
-static gboolean monitor_timeout_cb (gpointer    user_data);
-
-static void
-file_op_free (FileOp *op)
-{
-  g_clear_object (&op->self);
-  g_clear_object (&op->file);
-  g_clear_pointer (&op->text, g_free);
-  g_clear_object (&op->saver);
-  g_clear_object (&op->snapshot);
-  g_clear_object (&op->source_file);
-  g_clear_object (&op->destination);
-  g_clear_object (&op->task);
-  g_free (op);
-}
-
-static void
-move_data_free (MoveData *data)
-{
-  g_clear_object (&data->source);
-  g_clear_object (&data->destination);
-  g_free (data);
-}
-
-static void
-load_op_free (LoadOp *op)
-{
-  g_clear_object (&op->self);
-  g_clear_object (&op->loader);
-  g_clear_object (&op->source_file);
-  g_free (op);
-}
-
-static gboolean
-is_dirty (SkCodeCell *self)
-{
-  return self->generation != self->saved_generation;
-}
-
 static char *
 get_buffer_text (GtkTextBuffer *buffer)
 {
@@ -168,6 +71,12 @@ get_buffer_text (GtkTextBuffer *buffer)
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
+}
+
+static gboolean
+is_loading (SkCodeCell *self)
+{
+  return self->script != NULL && sk_script_file_get_loading (self->script);
 }
 
 static void
@@ -198,7 +107,7 @@ update_placeholder (SkCodeCell *self)
                          _("This step has no code yet. Run the workflow to have the coding agent write it."));
 
   gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label),
-                          empty && !self->has_script && !self->loading);
+                          empty && !self->has_script && !is_loading (self));
 }
 
 /* What the user types while the coding agent writes the script, or while
@@ -208,19 +117,7 @@ static void
 update_editable (SkCodeCell *self)
 {
   gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view),
-                              !self->loading && !self->writing && !self->moving);
-}
-
-/* Replaces the buffer's text without it counting as a user edit. */
-static void
-set_text_quietly (SkCodeCell *self,
-                  const char *text)
-{
-  gboolean was_loading = self->loading;
-
-  self->loading = TRUE;
-  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), text, -1);
-  self->loading = was_loading;
+                              !is_loading (self) && !self->writing && !self->moving);
 }
 
 static void
@@ -239,271 +136,206 @@ update_style_scheme (SkCodeCell *self)
     gtk_source_buffer_set_style_scheme (self->buffer, scheme);
 }
 
-/* The buffer drops the final newline that GtkSourceFileSaver adds back
- * (GtkSourceBuffer:implicit-trailing-newline), so both forms match.
- */
-static gboolean
-text_matches_contents (const char *text,
-                       const char *contents,
-                       gsize       length)
-{
-  gsize text_length = strlen (text);
-
-  if (text_length == length)
-    return memcmp (text, contents, length) == 0;
-
-  return text_length + 1 == length &&
-         contents[text_length] == '\n' &&
-         memcmp (text, contents, text_length) == 0;
-}
-
+/* Shows the script file's text without it counting as a user edit. Like
+ * GtkSourceFileLoader, a script read from disk cannot be undone. */
 static void
-file_op_done (FileOp *op)
+show_script_text (SkCodeCell *self)
 {
-  g_autoptr(SkCodeCell) self = g_object_ref (op->self);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GtkTextIter iter;
+  int line;
+  int line_offset;
 
-  g_assert (g_queue_peek_head (&self->file_ops) == op);
+  self->quiet = TRUE;
 
-  g_queue_pop_head (&self->file_ops);
-  file_op_free (op);
-  run_next_file_op (self);
-}
-
-static void
-save_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  FileOp *op = user_data;
-  SkCodeCell *self = op->self;
-  g_autoptr(GError) error = NULL;
-
-  if (!gtk_source_file_saver_save_finish (GTK_SOURCE_FILE_SAVER (object), result, &error))
+  if (sk_script_file_get_has_script (self->script))
     {
-      g_autofree char *name = g_file_get_basename (op->file);
-      g_autofree char *text = g_strdup_printf (_("%s could not be saved: %s"),
-                                               name, error->message);
+      gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
+      line = gtk_text_iter_get_line (&iter);
+      line_offset = gtk_text_iter_get_line_offset (&iter);
 
-      sk_cell_emit_message (SK_CELL (self), text);
+      gtk_text_buffer_begin_irreversible_action (buffer);
+      gtk_text_buffer_set_text (buffer, sk_script_file_get_text (self->script), -1);
+      gtk_text_buffer_end_irreversible_action (buffer);
+
+      gtk_text_buffer_get_iter_at_line_offset (buffer, &iter, line, line_offset);
+      gtk_text_buffer_place_cursor (buffer, &iter);
     }
   else
     {
-      if (op->serial == self->serial)
-        {
-          self->saved_generation = MAX (self->saved_generation, op->generation);
-          set_has_script (self, TRUE);
-          update_placeholder (self);
-        }
-      g_signal_emit (self, signals [SAVED], 0, op->file);
+      gtk_text_buffer_set_text (buffer, "", -1);
     }
 
-  file_op_done (op);
+  self->quiet = FALSE;
 }
 
 static void
-make_folder_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
+script_loaded_cb (SkCodeCell   *self,
+                  SkScriptFile *script)
 {
-  FileOp *op = user_data;
-  g_autoptr(GError) error = NULL;
+  g_assert (SK_IS_CODE_CELL (self));
 
-  if (!g_file_make_directory_finish (G_FILE (object), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
-    {
-      g_autofree char *text = g_strdup_printf (_("The step’s folder could not be created: %s"),
-                                               error->message);
-
-      sk_cell_emit_message (SK_CELL (op->self), text);
-      file_op_done (op);
-      return;
-    }
-
-  /* The saver reads its buffer while it writes, so it gets a copy and the
-   * user can go on typing (or switch steps) meanwhile.
-   */
-  op->snapshot = gtk_source_buffer_new (NULL);
-  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (op->snapshot), op->text, -1);
-  op->source_file = gtk_source_file_new ();
-  gtk_source_file_set_location (op->source_file, op->file);
-  op->saver = gtk_source_file_saver_new (op->snapshot, op->source_file);
-  gtk_source_file_saver_set_flags (op->saver, GTK_SOURCE_FILE_SAVER_FLAGS_IGNORE_MODIFICATION_TIME);
-  gtk_source_file_saver_save_async (op->saver, G_PRIORITY_DEFAULT, NULL,
-                                    NULL, NULL, NULL,
-                                    save_done_cb, op);
-}
-
-static void
-delete_done_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  FileOp *op = user_data;
-  SkCodeCell *self = op->self;
-  g_autoptr(GError) error = NULL;
-
-  if (!g_file_delete_finish (G_FILE (object), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      g_autofree char *text = g_strdup_printf (_("The code could not be deleted: %s"),
-                                               error->message);
-
-      sk_cell_emit_message (SK_CELL (self), text);
-    }
-  else if (op->serial == self->serial)
-    {
-      set_text_quietly (self, "");
-      set_has_script (self, FALSE);
-      update_placeholder (self);
-      g_signal_emit (self, signals [LOADED], 0);
-    }
-
-  file_op_done (op);
-}
-
-static void
-move_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  MoveData *data = task_data;
-  g_autoptr(GFile) folder = g_file_get_parent (data->destination);
-  GError *error = NULL;
-
-  if (!g_file_make_directory_with_parents (folder, cancellable, &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
-        {
-          g_task_return_error (task, error);
-          return;
-        }
-      g_clear_error (&error);
-    }
-
-  /* A script that is already gone has nothing to keep. */
-  if (!g_file_move (data->source, data->destination,
-                    G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
-                    cancellable, NULL, NULL, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  g_clear_error (&error);
-
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-move_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  FileOp *op = user_data;
-  g_autoptr(SkCodeCell) self = g_object_ref (op->self);
-  g_autoptr(GTask) task = g_steal_pointer (&op->task);
-  g_autoptr(GError) error = NULL;
-  gboolean moved;
-
-  moved = g_task_propagate_boolean (G_TASK (result), &error);
-
-  if (op->serial == self->serial)
-    {
-      self->moving = FALSE;
-      update_editable (self);
-      if (moved)
-        {
-          set_text_quietly (self, "");
-          set_has_script (self, FALSE);
-          update_placeholder (self);
-          g_signal_emit (self, signals [LOADED], 0);
-        }
-    }
-
-  /* The caller hears of it once the queue has moved on, so that what it
-   * does next (such as writing a new script) comes after the move. */
-  file_op_done (op);
-
-  if (moved)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, g_steal_pointer (&error));
-}
-
-static void
-run_next_file_op (SkCodeCell *self)
-{
-  FileOp *op = g_queue_peek_head (&self->file_ops);
-  g_autoptr(GFile) folder = NULL;
-
-  if (op == NULL)
+  if (script != self->script)
     return;
 
-  switch (op->kind)
+  show_script_text (self);
+  set_has_script (self, sk_script_file_get_has_script (script));
+  update_editable (self);
+  update_placeholder (self);
+  g_signal_emit (self, signals [LOADED], 0);
+}
+
+static void
+script_saved_cb (SkCodeCell   *self,
+                 GFile        *file,
+                 SkScriptFile *script)
+{
+  g_assert (SK_IS_CODE_CELL (self));
+
+  g_signal_emit (self, signals [SAVED], 0, file);
+}
+
+static void
+script_failed_cb (SkCodeCell   *self,
+                  GError       *error,
+                  SkScriptFile *script)
+{
+  g_assert (SK_IS_CODE_CELL (self));
+
+  sk_cell_emit_message (SK_CELL (self), error->message);
+}
+
+static void
+script_has_script_cb (SkCodeCell   *self,
+                      GParamSpec   *pspec,
+                      SkScriptFile *script)
+{
+  g_assert (SK_IS_CODE_CELL (self));
+
+  if (script != self->script || sk_script_file_get_loading (script))
+    return;
+
+  set_has_script (self, sk_script_file_get_has_script (script));
+  update_placeholder (self);
+}
+
+static void
+script_loading_cb (SkCodeCell   *self,
+                   GParamSpec   *pspec,
+                   SkScriptFile *script)
+{
+  g_assert (SK_IS_CODE_CELL (self));
+
+  if (script != self->script)
+    return;
+
+  update_editable (self);
+  update_placeholder (self);
+}
+
+static void
+forget_script (SkCodeCell   *self,
+               SkScriptFile *script)
+{
+  g_signal_handlers_disconnect_by_data (script, self);
+}
+
+static void
+script_busy_cb (SkCodeCell   *self,
+                GParamSpec   *pspec,
+                SkScriptFile *script)
+{
+  g_assert (SK_IS_CODE_CELL (self));
+
+  if (script == self->script || sk_script_file_get_busy (script))
+    return;
+
+  forget_script (self, script);
+  g_ptr_array_remove_fast (self->retired, script);
+}
+
+static SkScriptFile *
+watch_script (SkCodeCell   *self,
+              SkScriptFile *script)
+{
+  g_signal_connect_object (script, "loaded",
+                           G_CALLBACK (script_loaded_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (script, "saved",
+                           G_CALLBACK (script_saved_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (script, "failed",
+                           G_CALLBACK (script_failed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (script, "notify::has-script",
+                           G_CALLBACK (script_has_script_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (script, "notify::loading",
+                           G_CALLBACK (script_loading_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (script, "notify::busy",
+                           G_CALLBACK (script_busy_cb), self, G_CONNECT_SWAPPED);
+
+  return script;
+}
+
+/* A script shown before whose writes are still queued is the same
+ * document, so that what is done to it next comes after them. */
+static SkScriptFile *
+take_retired (SkCodeCell *self,
+              GFile      *file)
+{
+  for (guint i = 0; i < self->retired->len; i++)
     {
-    case FILE_OP_SAVE:
-      folder = g_file_get_parent (op->file);
-      g_file_make_directory_async (folder, G_PRIORITY_DEFAULT, NULL, make_folder_cb, op);
-      break;
+      SkScriptFile *script = g_ptr_array_index (self->retired, i);
 
-    case FILE_OP_DELETE:
-      g_file_delete_async (op->file, G_PRIORITY_DEFAULT, NULL, delete_done_cb, op);
-      break;
-
-    case FILE_OP_MOVE:
-      {
-        g_autoptr(GTask) task = NULL;
-        MoveData *data = g_new0 (MoveData, 1);
-
-        data->source = g_object_ref (op->file);
-        data->destination = g_object_ref (op->destination);
-
-        /* Without a source object the task holds no widget that the
-         * worker thread could be the last to release. */
-        task = g_task_new (NULL, NULL, move_done_cb, op);
-        g_task_set_source_tag (task, run_next_file_op);
-        g_task_set_task_data (task, data, (GDestroyNotify) move_data_free);
-        g_task_run_in_thread (task, move_thread);
-      }
-      break;
-
-    default:
-      g_assert_not_reached ();
+      if (g_file_equal (file, sk_script_file_get_file (script)))
+        return g_ptr_array_steal_index_fast (self->retired, i);
     }
+
+  return NULL;
 }
 
+/* A script the cell does not show is KEY/KEY.py in the workflow's folder. */
+static SkScriptFile *
+script_for_file (SkCodeCell *self,
+                 GFile      *file)
+{
+  g_autoptr(GFile) step_folder = g_file_get_parent (file);
+  g_autoptr(GFile) workflow_folder = NULL;
+  g_autoptr(SkScriptFile) script = NULL;
+  g_autofree char *key = NULL;
+
+  if (step_folder == NULL)
+    return NULL;
+
+  workflow_folder = g_file_get_parent (step_folder);
+  if (workflow_folder == NULL)
+    return NULL;
+
+  key = g_file_get_basename (step_folder);
+  script = sk_script_file_new (workflow_folder, key);
+  if (!g_file_equal (file, sk_script_file_get_file (script)))
+    return NULL;
+
+  return watch_script (self, g_steal_pointer (&script));
+}
+
+/* The edits go to the script they were made in; it is kept while it still
+ * has something to write. */
 static void
-queue_file_op (SkCodeCell *self,
-               FileOp     *op)
+retire_script (SkCodeCell *self)
 {
-  g_queue_push_tail (&self->file_ops, op);
-  if (self->file_ops.length == 1)
-    run_next_file_op (self);
-}
+  g_autoptr(SkScriptFile) script = g_steal_pointer (&self->script);
 
-static FileOp *
-file_op_new (SkCodeCell *self,
-             FileOpKind  kind)
-{
-  FileOp *op = g_new0 (FileOp, 1);
+  if (script == NULL)
+    return;
 
-  /* The operation keeps the cell alive, so that an edit is saved even when
-   * the cell goes away right after it. */
-  op->self = g_object_ref (self);
-  op->kind = kind;
-  op->serial = self->serial;
-  op->generation = self->generation;
-  op->file = g_object_ref (self->file);
+  sk_script_file_close (script);
 
-  return op;
-}
-
-static void
-schedule_check (SkCodeCell *self)
-{
-  g_clear_handle_id (&self->monitor_source, g_source_remove);
-  self->monitor_source = g_timeout_add (MONITOR_DELAY_MSEC, monitor_timeout_cb, self);
+  if (sk_script_file_get_busy (script))
+    {
+      g_ptr_array_add (self->retired, g_steal_pointer (&script));
+    }
+  else
+    {
+      forget_script (self, script);
+    }
 }
 
 static void
@@ -519,229 +351,25 @@ sync_writing (SkCodeCell *self)
 
   /* The agent's script may be in a folder that did not exist when the
    * file monitor started, which the monitor notices late. */
-  if (was_writing && !writing && self->file != NULL)
-    schedule_check (self);
-}
-
-static void
-save_now (SkCodeCell *self)
-{
-  FileOp *op;
-
-  g_clear_handle_id (&self->save_source, g_source_remove);
-
-  if (self->file == NULL || self->buffer == NULL ||
-      !is_dirty (self) || self->queued_generation == self->generation)
-    return;
-
-  self->queued_generation = self->generation;
-
-  /* Typing and deleting everything in a step without code leaves it
-   * without code. */
-  if (!self->has_script && gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer)) == 0)
-    {
-      self->saved_generation = self->generation;
-      return;
-    }
-
-  op = file_op_new (self, FILE_OP_SAVE);
-  op->text = get_buffer_text (GTK_TEXT_BUFFER (self->buffer));
-  queue_file_op (self, op);
-}
-
-static gboolean
-save_timeout_cb (gpointer user_data)
-{
-  SkCodeCell *self = user_data;
-
-  self->save_source = 0;
-  save_now (self);
-
-  return G_SOURCE_REMOVE;
+  if (was_writing && !writing && self->script != NULL)
+    sk_script_file_check (self->script);
 }
 
 static void
 buffer_changed_cb (SkCodeCell    *self,
                    GtkTextBuffer *buffer)
 {
-  g_assert (SK_IS_CODE_CELL (self));
-
-  update_placeholder (self);
-
-  if (self->loading)
-    return;
-
-  self->generation++;
-  g_clear_handle_id (&self->save_source, g_source_remove);
-  self->save_source = g_timeout_add (SAVE_DELAY_MSEC, save_timeout_cb, self);
-}
-
-static void
-load_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  LoadOp *op = user_data;
-  SkCodeCell *self = op->self;
-  g_autoptr(GError) error = NULL;
-  gboolean loaded;
-  GtkTextIter iter;
-
-  loaded = gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (object), result, &error);
-
-  if (op->serial != self->serial ||
-      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      load_op_free (op);
-      return;
-    }
-
-  self->loading = FALSE;
-  g_clear_object (&self->load_cancellable);
-  update_editable (self);
-
-  if (loaded)
-    {
-      set_has_script (self, TRUE);
-    }
-  else
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        {
-          g_autofree char *text = g_strdup_printf (_("The code could not be read: %s"),
-                                                   error->message);
-
-          sk_cell_emit_message (SK_CELL (self), text);
-        }
-      set_text_quietly (self, "");
-      set_has_script (self, FALSE);
-    }
-
-  self->saved_generation = self->generation;
-  self->queued_generation = self->generation;
-
-  gtk_text_buffer_get_iter_at_line_offset (GTK_TEXT_BUFFER (self->buffer), &iter,
-                                           op->cursor_line, op->cursor_line_offset);
-  gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &iter);
-
-  update_placeholder (self);
-  g_signal_emit (self, signals [LOADED], 0);
-
-  load_op_free (op);
-}
-
-static void
-start_load (SkCodeCell *self)
-{
-  LoadOp *op;
-  GtkTextIter iter;
-
-  g_assert (self->file != NULL);
-
-  g_cancellable_cancel (self->load_cancellable);
-  g_clear_object (&self->load_cancellable);
-  self->load_cancellable = g_cancellable_new ();
-
-  op = g_new0 (LoadOp, 1);
-  op->self = g_object_ref (self);
-  op->serial = self->serial;
-
-  gtk_text_buffer_get_iter_at_mark (GTK_TEXT_BUFFER (self->buffer), &iter,
-                                    gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (self->buffer)));
-  op->cursor_line = gtk_text_iter_get_line (&iter);
-  op->cursor_line_offset = gtk_text_iter_get_line_offset (&iter);
-
-  op->source_file = gtk_source_file_new ();
-  gtk_source_file_set_location (op->source_file, self->file);
-  op->loader = gtk_source_file_loader_new (self->buffer, op->source_file);
-
-  self->loading = TRUE;
-  update_editable (self);
-  update_placeholder (self);
-
-  gtk_source_file_loader_load_async (op->loader, G_PRIORITY_DEFAULT, self->load_cancellable,
-                                     NULL, NULL, NULL,
-                                     load_done_cb, op);
-}
-
-static void
-check_contents_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  CheckOp *op = user_data;
-  g_autoptr(SkCodeCell) self = g_weak_ref_get (&op->self);
-  guint serial = op->serial;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
   g_autofree char *text = NULL;
-  gboolean loaded;
-  gsize length = 0;
 
-  g_weak_ref_clear (&op->self);
-  g_free (op);
-
-  loaded = g_file_load_contents_finish (G_FILE (object), result, &contents, &length, NULL, &error);
-
-  if (self == NULL || serial != self->serial || self->loading ||
-      is_dirty (self) || self->file_ops.length > 0)
-    return;
-
-  if (!loaded)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && self->has_script)
-        {
-          set_text_quietly (self, "");
-          set_has_script (self, FALSE);
-          update_placeholder (self);
-          g_signal_emit (self, signals [LOADED], 0);
-        }
-      return;
-    }
-
-  text = get_buffer_text (GTK_TEXT_BUFFER (self->buffer));
-  if (self->has_script && text_matches_contents (text, contents, length))
-    return;
-
-  start_load (self);
-}
-
-static gboolean
-monitor_timeout_cb (gpointer user_data)
-{
-  SkCodeCell *self = user_data;
-  CheckOp *op;
-
-  self->monitor_source = 0;
-
-  /* An edit in the buffer wins over the file; it is saved soon. */
-  if (self->file == NULL || self->loading || is_dirty (self) || self->file_ops.length > 0)
-    return G_SOURCE_REMOVE;
-
-  op = g_new0 (CheckOp, 1);
-  g_weak_ref_init (&op->self, self);
-  op->serial = self->serial;
-  g_file_load_contents_async (self->file, NULL, check_contents_cb, op);
-
-  return G_SOURCE_REMOVE;
-}
-
-static void
-monitor_changed_cb (SkCodeCell        *self,
-                    GFile             *file,
-                    GFile             *other_file,
-                    GFileMonitorEvent  event,
-                    GFileMonitor      *monitor)
-{
   g_assert (SK_IS_CODE_CELL (self));
 
-  if (event == G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED ||
-      event == G_FILE_MONITOR_EVENT_PRE_UNMOUNT ||
-      event == G_FILE_MONITOR_EVENT_UNMOUNTED)
+  update_placeholder (self);
+
+  if (self->quiet || self->script == NULL || sk_script_file_get_loading (self->script))
     return;
 
-  g_clear_handle_id (&self->monitor_source, g_source_remove);
-  self->monitor_source = g_timeout_add (MONITOR_DELAY_MSEC, monitor_timeout_cb, self);
+  text = get_buffer_text (buffer);
+  sk_script_file_set_text (self->script, text);
 }
 
 /* Saves what the user typed into the shown script, then shows the script of
@@ -751,39 +379,33 @@ static void
 reload_document (SkCodeCell *self)
 {
   g_autoptr(GFile) file = NULL;
+  g_autoptr(SkScriptFile) script = NULL;
   g_autofree char *basename = NULL;
-  g_autoptr(GError) error = NULL;
   SkProject *project = sk_cell_get_project (SK_CELL (self));
   SkNode *node = sk_cell_get_node (SK_CELL (self));
   GtkSourceLanguage *language;
 
-  save_now (self);
-
-  g_clear_handle_id (&self->monitor_source, g_source_remove);
-  g_cancellable_cancel (self->load_cancellable);
-  g_clear_object (&self->load_cancellable);
-  if (self->monitor != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->monitor, self);
-      g_file_monitor_cancel (self->monitor);
-      g_clear_object (&self->monitor);
-    }
+  retire_script (self);
   if (self->buffer != NULL)
     g_signal_handlers_disconnect_by_data (self->buffer, self);
 
   self->serial++;
-  self->generation = 0;
-  self->queued_generation = 0;
-  self->saved_generation = 0;
-  self->loading = FALSE;
   self->moving = FALSE;
   self->writing = node != NULL && sk_node_get_state (node) == SK_NODE_STATE_WRITING_CODE;
 
   if (project != NULL && node != NULL)
     file = sk_project_get_node_script (project, node);
 
-  /* A new buffer per script: a save still running keeps the old one, and
-   * the undo history does not cross from one step to another.
+  if (file != NULL)
+    {
+      script = take_retired (self, file);
+      if (script == NULL)
+        script = watch_script (self, sk_script_file_new (sk_project_get_folder (project),
+                                                         sk_node_get_key (node)));
+    }
+
+  /* A new buffer per script: the undo history does not cross from one
+   * step to another.
    */
   g_clear_object (&self->buffer);
   language = gtk_source_language_manager_get_language (gtk_source_language_manager_get_default (),
@@ -794,7 +416,7 @@ reload_document (SkCodeCell *self)
   g_signal_connect_object (self->buffer, "changed",
                            G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
 
-  g_set_object (&self->file, file);
+  self->script = g_steal_pointer (&script);
   set_has_script (self, FALSE);
 
   if (file != NULL)
@@ -802,21 +424,11 @@ reload_document (SkCodeCell *self)
   gtk_label_set_label (self->file_label, basename != NULL ? basename : "");
   gtk_stack_set_visible_child_name (self->stack, file != NULL ? "code" : "empty");
 
-  if (file == NULL)
-    {
-      update_editable (self);
-      update_placeholder (self);
-      return;
-    }
+  if (self->script != NULL)
+    sk_script_file_load (self->script);
 
-  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
-  if (self->monitor != NULL)
-    g_signal_connect_object (self->monitor, "changed",
-                             G_CALLBACK (monitor_changed_cb), self, G_CONNECT_SWAPPED);
-  else
-    g_debug ("Cannot watch %s: %s", basename, error->message);
-
-  start_load (self);
+  update_editable (self);
+  update_placeholder (self);
 }
 
 static void
@@ -840,10 +452,10 @@ clear_clicked_cb (SkCodeCell *self)
 
   g_assert (SK_IS_CODE_CELL (self));
 
-  if (self->file == NULL)
+  if (self->script == NULL)
     return;
 
-  basename = g_file_get_basename (self->file);
+  basename = g_file_get_basename (sk_script_file_get_file (self->script));
   root = gtk_widget_get_root (GTK_WIDGET (self));
   dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
                                    _("Clear the Code?"), NULL);
@@ -863,6 +475,28 @@ clear_clicked_cb (SkCodeCell *self)
   g_signal_connect_object (dialog, "response",
                            G_CALLBACK (clear_response_cb), self, G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+put_aside_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  SkScriptFile *script = SK_SCRIPT_FILE (object);
+  g_autoptr(GTask) task = user_data;
+  SkCodeCell *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+
+  if (script == self->script && self->moving)
+    {
+      self->moving = FALSE;
+      update_editable (self);
+    }
+
+  if (sk_script_file_put_aside_finish (script, result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
 }
 
 static void
@@ -888,14 +522,15 @@ sk_code_cell_unmap (GtkWidget *widget)
 {
   SkCodeCell *self = SK_CODE_CELL (widget);
 
-  save_now (self);
+  if (self->script != NULL)
+    sk_script_file_save (self->script);
 
   GTK_WIDGET_CLASS (sk_code_cell_parent_class)->unmap (widget);
 }
 
 /* Another project or node means another script. reload_document() first
- * saves the edits to the script they were made in, which self->file still
- * names.
+ * saves the edits to the script they were made in, which self->script
+ * still is.
  */
 static void
 sk_code_cell_project_changed (SkCell    *cell,
@@ -916,42 +551,31 @@ sk_code_cell_dispose (GObject *object)
 {
   SkCodeCell *self = (SkCodeCell *)object;
 
-  save_now (self);
-
-  /* Callbacks that arrive after this find another serial and leave the
-   * widgets alone. */
-  self->serial++;
-
-  g_clear_handle_id (&self->save_source, g_source_remove);
-  g_clear_handle_id (&self->monitor_source, g_source_remove);
-  g_cancellable_cancel (self->load_cancellable);
-  g_clear_object (&self->load_cancellable);
-  if (self->monitor != NULL)
+  /* The scripts write what is left on their own; nothing of the cell is
+   * touched from then on. */
+  if (self->script != NULL)
     {
-      g_signal_handlers_disconnect_by_data (self->monitor, self);
-      g_file_monitor_cancel (self->monitor);
-      g_clear_object (&self->monitor);
+      sk_script_file_close (self->script);
+      forget_script (self, self->script);
+      g_clear_object (&self->script);
+    }
+  if (self->retired != NULL)
+    {
+      for (guint i = 0; i < self->retired->len; i++)
+        forget_script (self, g_ptr_array_index (self->retired, i));
+      g_clear_pointer (&self->retired, g_ptr_array_unref);
     }
   if (self->buffer != NULL)
     g_signal_handlers_disconnect_by_data (self->buffer, self);
 
+  /* A dialog answered late finds another serial. */
+  self->serial++;
+
   sk_cell_dispose_template (SK_CELL (self), SK_TYPE_CODE_CELL);
 
   g_clear_object (&self->buffer);
-  g_clear_object (&self->file);
 
   G_OBJECT_CLASS (sk_code_cell_parent_class)->dispose (object);
-}
-
-static void
-sk_code_cell_finalize (GObject *object)
-{
-  SkCodeCell *self = (SkCodeCell *)object;
-
-  /* Each queued operation holds a reference. */
-  g_assert (g_queue_is_empty (&self->file_ops));
-
-  G_OBJECT_CLASS (sk_code_cell_parent_class)->finalize (object);
 }
 
 static void
@@ -981,7 +605,6 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
   SkCellClass *cell_class = SK_CELL_CLASS (klass);
 
   object_class->dispose = sk_code_cell_dispose;
-  object_class->finalize = sk_code_cell_finalize;
   object_class->get_property = sk_code_cell_get_property;
 
   widget_class->unmap = sk_code_cell_unmap;
@@ -1046,7 +669,7 @@ sk_code_cell_init (SkCodeCell *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  g_queue_init (&self->file_ops);
+  self->retired = g_ptr_array_new_with_free_func (g_object_unref);
 
   /* A renamed step has another script. */
   g_signal_group_connect_object (sk_cell_get_node_signals (SK_CELL (self)), "notify::key",
@@ -1067,6 +690,20 @@ sk_code_cell_new (void)
 }
 
 /**
+ * sk_code_cell_get_script_file:
+ * @self: a #SkCodeCell
+ *
+ * Returns: (transfer none) (nullable): the script the cell shows and edits
+ */
+SkScriptFile *
+sk_code_cell_get_script_file (SkCodeCell *self)
+{
+  g_return_val_if_fail (SK_IS_CODE_CELL (self), NULL);
+
+  return self->script;
+}
+
+/**
  * sk_code_cell_get_file:
  * @self: a #SkCodeCell
  *
@@ -1078,7 +715,7 @@ sk_code_cell_get_file (SkCodeCell *self)
 {
   g_return_val_if_fail (SK_IS_CODE_CELL (self), NULL);
 
-  return self->file;
+  return self->script != NULL ? sk_script_file_get_file (self->script) : NULL;
 }
 
 /**
@@ -1106,7 +743,7 @@ sk_code_cell_get_modified (SkCodeCell *self)
 {
   g_return_val_if_fail (SK_IS_CODE_CELL (self), FALSE);
 
-  return is_dirty (self);
+  return self->script != NULL && sk_script_file_get_modified (self->script);
 }
 
 /**
@@ -1121,7 +758,8 @@ sk_code_cell_save (SkCodeCell *self)
 {
   g_return_if_fail (SK_IS_CODE_CELL (self));
 
-  save_now (self);
+  if (self->script != NULL)
+    sk_script_file_save (self->script);
 }
 
 void
@@ -1129,15 +767,8 @@ _sk_code_cell_clear_code (SkCodeCell *self)
 {
   g_return_if_fail (SK_IS_CODE_CELL (self));
 
-  if (self->file == NULL)
-    return;
-
-  /* The edits go with the file. */
-  g_clear_handle_id (&self->save_source, g_source_remove);
-  self->queued_generation = self->generation;
-  self->saved_generation = self->generation;
-
-  queue_file_op (self, file_op_new (self, FILE_OP_DELETE));
+  if (self->script != NULL)
+    sk_script_file_delete (self->script);
 }
 
 /**
@@ -1147,10 +778,10 @@ _sk_code_cell_clear_code (SkCodeCell *self)
  * @callback: called when the script has moved
  * @user_data: data for @callback
  *
- * Moves @script to the file sk_project_get_previous_script() names, after
- * the saves and deletions already queued, so that the edits typed into it
- * go with it. When the cell shows @script, it shows the step without code
- * from then on.
+ * Moves @script into its step's `.skele/previous/` (see
+ * sk_script_file_put_aside_async()), after the saves and deletions already
+ * queued, so that the edits typed into it go with it. When the cell shows
+ * @script, it shows the step without code from then on.
  */
 void
 _sk_code_cell_put_aside_async (SkCodeCell          *self,
@@ -1158,31 +789,40 @@ _sk_code_cell_put_aside_async (SkCodeCell          *self,
                                GAsyncReadyCallback  callback,
                                gpointer             user_data)
 {
-  gboolean shown;
-  FileOp *op;
+  g_autoptr(GTask) task = NULL;
+  SkScriptFile *script_file = NULL;
 
   g_return_if_fail (SK_IS_CODE_CELL (self));
   g_return_if_fail (G_IS_FILE (script));
 
-  shown = self->file != NULL && g_file_equal (script, self->file);
-  if (shown)
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, _sk_code_cell_put_aside_async);
+
+  if (self->script != NULL && g_file_equal (script, sk_script_file_get_file (self->script)))
     {
-      save_now (self);
+      script_file = self->script;
       self->moving = TRUE;
       update_editable (self);
     }
+  else
+    {
+      script_file = take_retired (self, script);
+      if (script_file == NULL)
+        script_file = script_for_file (self, script);
+      if (script_file == NULL)
+        {
+          g_autofree char *name = g_file_get_parse_name (script);
 
-  op = g_new0 (FileOp, 1);
-  op->self = g_object_ref (self);
-  op->kind = FILE_OP_MOVE;
-  /* Serials start at one, so another script's move never matches. */
-  op->serial = shown ? self->serial : 0;
-  op->file = g_object_ref (script);
-  op->destination = sk_project_get_previous_script (script);
-  op->task = g_task_new (self, NULL, callback, user_data);
-  g_task_set_source_tag (op->task, _sk_code_cell_put_aside_async);
+          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                                   "%s is not a step’s script", name);
+          return;
+        }
 
-  queue_file_op (self, op);
+      /* It reports to the cell until it is done, then goes. */
+      g_ptr_array_add (self->retired, script_file);
+    }
+
+  sk_script_file_put_aside_async (script_file, NULL, put_aside_cb, g_steal_pointer (&task));
 }
 
 gboolean

@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "sk-cell.h"
+#include "sk-script-file.h"
 
 G_BEGIN_DECLS
 
@@ -16,10 +17,11 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK, CODE_CELL, SkCell)
 
-GtkWidget *sk_code_cell_new            (void);
-GFile     *sk_code_cell_get_file       (SkCodeCell *self);
-gboolean   sk_code_cell_get_has_script (SkCodeCell *self);
-gboolean   sk_code_cell_get_modified   (SkCodeCell *self);
-void       sk_code_cell_save           (SkCodeCell *self);
+GtkWidget    *sk_code_cell_new             (void);
+SkScriptFile *sk_code_cell_get_script_file (SkCodeCell *self);
+GFile        *sk_code_cell_get_file        (SkCodeCell *self);
+gboolean      sk_code_cell_get_has_script  (SkCodeCell *self);
+gboolean      sk_code_cell_get_modified    (SkCodeCell *self);
+void          sk_code_cell_save            (SkCodeCell *self);
 
 G_END_DECLS

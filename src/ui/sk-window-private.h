@@ -11,22 +11,120 @@
 #include "sk-history.h"
 #include "sk-input-cell.h"
 #include "sk-output-cell.h"
+#include "sk-step-list.h"
 #include "sk-window.h"
+#include "sk-workspace.h"
 
 G_BEGIN_DECLS
 
+/* One window shows one open workflow, an SkWorkspace; sk-window.c binds it
+ * to the widgets, sk-window-actions.c holds the window's actions and runs,
+ * sk-window-open.c opening, recovery, saving elsewhere and closing. */
+struct _SkWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Owned */
+  GSettings            *settings;
+  SkWorkspace          *workspace;
+  GtkSelectionModel    *selection;
+  GCancellable         *cancellable;
+  GtkStringList        *agent_log;
+  GPtrArray            *pending_run;
+  SkNode               *watched_node;
+  SkNode               *shown_node;
+  char                 *last_toast;
+  char                 *last_toast_action;
+
+  /* Template widgets */
+  SkInputCell          *input_cell;
+  SkOutputCell         *output_cell;
+  SkCodeCell           *code_cell;
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkButton            *run_button;
+  GtkButton            *stop_button;
+  GtkProgressBar       *progress_bar;
+  GtkStack             *stack;
+  AdwStatusPage        *error_page;
+  GtkSpinner           *loading_spinner;
+  GtkListBox           *recent_list;
+  GtkPaned             *outer_paned;
+  SkStepList           *step_list;
+  GtkLabel             *step_title;
+  GtkWidget            *step_properties_button;
+  GtkMenuButton        *step_menu_button;
+  GtkStack             *cells_stack;
+  GtkBox               *cells_box;
+  SkCanvas             *canvas;
+  GtkButton            *zoom_button;
+  GtkWidget            *canvas_hint;
+
+  guint                 pending_generate : 1;
+  guint                 close_confirmed : 1;
+};
+
+static inline SkProject *
+_sk_window_project (SkWindow *self)
+{
+  return self->workspace != NULL ? sk_workspace_get_project (self->workspace) : NULL;
+}
+
+static inline SkHistory *
+_sk_window_history (SkWindow *self)
+{
+  return self->workspace != NULL ? sk_workspace_get_history (self->workspace) : NULL;
+}
+
+/* sk-window.c */
+void          _sk_window_set_workspace        (SkWindow    *self,
+                                               SkWorkspace *workspace);
+void          _sk_window_add_toast            (SkWindow    *self,
+                                               const char  *message,
+                                               gboolean     offer_preferences);
+void          _sk_window_update_title         (SkWindow    *self);
+void          _sk_window_update_actions       (SkWindow    *self);
+void          _sk_window_show_properties      (SkWindow    *self,
+                                               SkNode      *node);
+
+/* sk-window-actions.c */
+void          _sk_window_class_actions_init   (GtkWidgetClass *widget_class);
+void          _sk_window_update_progress      (SkWindow    *self);
+void          _sk_window_start_work           (SkWindow    *self,
+                                               GPtrArray   *nodes,
+                                               gboolean     generate);
+
+/* sk-window-open.c */
+void          _sk_window_show_error_page      (SkWindow    *self,
+                                               const char  *message);
+void          _sk_window_add_to_recent        (SkWindow    *self);
+void          _sk_window_fill_recent_list     (SkWindow    *self);
+void          _sk_window_recent_row_activated_cb (SkWindow      *self,
+                                                  GtkListBoxRow *row);
+void          _sk_window_choose_folder        (SkWindow    *self,
+                                               const char  *title,
+                                               const char  *accept,
+                                               gboolean     create_folders,
+                                               void       (*chosen) (SkWindow *self,
+                                                                     GFile    *folder));
+gboolean      _sk_window_confirm_close        (SkWindow    *self);
+
 /* The widget tests reach the window's parts through these. */
-SkCanvas     *_sk_window_get_canvas      (SkWindow *self);
-SkHistory    *_sk_window_get_history     (SkWindow *self);
-SkInputCell  *_sk_window_get_input_cell  (SkWindow *self);
-SkOutputCell *_sk_window_get_output_cell (SkWindow *self);
-SkCodeCell   *_sk_window_get_code_cell   (SkWindow *self);
-gboolean      _sk_window_is_running      (SkWindow *self);
-void          _sk_window_save_as         (SkWindow *self,
-                                          GFile    *folder);
+SkCanvas     *_sk_window_get_canvas           (SkWindow    *self);
+SkHistory    *_sk_window_get_history          (SkWindow    *self);
+SkWorkspace  *_sk_window_get_workspace        (SkWindow    *self);
+SkInputCell  *_sk_window_get_input_cell       (SkWindow    *self);
+SkOutputCell *_sk_window_get_output_cell      (SkWindow    *self);
+SkCodeCell   *_sk_window_get_code_cell        (SkWindow    *self);
+SkStepList   *_sk_window_get_step_list        (SkWindow    *self);
+gboolean      _sk_window_is_running           (SkWindow    *self);
+gboolean      _sk_window_get_action_enabled   (SkWindow    *self,
+                                               const char  *name);
+void          _sk_window_save_as              (SkWindow    *self,
+                                               GFile       *folder);
 /* The message of the last toast shown, even one still waiting its turn. */
-const char   *_sk_window_get_last_toast  (SkWindow *self);
+const char   *_sk_window_get_last_toast       (SkWindow    *self);
 /* The action of the last toast's button, such as "app.preferences". */
-const char   *_sk_window_get_last_toast_action (SkWindow *self);
+const char   *_sk_window_get_last_toast_action (SkWindow   *self);
 
 G_END_DECLS

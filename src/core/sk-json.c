@@ -1,0 +1,296 @@
+/* sk-json.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-json"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "sk-json.h"
+
+/* json-glib's own getters warn when a member is missing or holds another
+ * type, and our tests make warnings fatal. Files written by hand, by other
+ * tools or by an older version are read through these instead. */
+
+/**
+ * sk_json_get_member:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ *
+ * Returns: (transfer none) (nullable): the member called @name, which may
+ *   hold a JSON null, or %NULL when there is none
+ */
+JsonNode *
+sk_json_get_member (JsonObject *object,
+                    const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (object == NULL)
+    return NULL;
+
+  return json_object_get_member (object, name);
+}
+
+static GType
+value_type (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = sk_json_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return G_TYPE_INVALID;
+
+  return json_node_get_value_type (node);
+}
+
+/**
+ * sk_json_get_string:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ *
+ * Returns: (transfer none) (nullable): the text of the member @name, or
+ *   %NULL when it is missing or not a string
+ */
+const char *
+sk_json_get_string (JsonObject *object,
+                    const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (value_type (object, name) != G_TYPE_STRING)
+    return NULL;
+
+  return json_object_get_string_member (object, name);
+}
+
+/**
+ * sk_json_get_object:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ *
+ * Returns: (transfer none) (nullable): the object held by the member @name,
+ *   or %NULL when it is missing or not an object
+ */
+JsonObject *
+sk_json_get_object (JsonObject *object,
+                    const char *name)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  node = sk_json_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
+}
+
+/**
+ * sk_json_get_array:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ *
+ * Returns: (transfer none) (nullable): the array held by the member @name,
+ *   or %NULL when it is missing or not an array
+ */
+JsonArray *
+sk_json_get_array (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  node = sk_json_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+
+  return json_node_get_array (node);
+}
+
+/**
+ * sk_json_get_boolean:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ * @value: (out) (optional): where to store the member's value
+ *
+ * Returns: %TRUE if the member @name holds `true` or `false`; otherwise
+ *   @value is left untouched
+ */
+gboolean
+sk_json_get_boolean (JsonObject *object,
+                     const char *name,
+                     gboolean   *value)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (value_type (object, name) != G_TYPE_BOOLEAN)
+    return FALSE;
+
+  if (value != NULL)
+    *value = json_object_get_boolean_member (object, name);
+
+  return TRUE;
+}
+
+/**
+ * sk_json_get_int:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ * @value: (out) (optional): where to store the member's value
+ *
+ * Only a number written without a fraction or exponent counts: `3.0` reads
+ * as absent, as a string does.
+ *
+ * Returns: %TRUE if the member @name holds an integer; otherwise @value is
+ *   left untouched
+ */
+gboolean
+sk_json_get_int (JsonObject *object,
+                 const char *name,
+                 gint64     *value)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (value_type (object, name) != G_TYPE_INT64)
+    return FALSE;
+
+  if (value != NULL)
+    *value = json_object_get_int_member (object, name);
+
+  return TRUE;
+}
+
+/**
+ * sk_json_get_double:
+ * @object: (nullable): a JSON object
+ * @name: a member's name
+ * @value: (out) (optional): where to store the member's value
+ *
+ * Returns: %TRUE if the member @name holds a number, with or without a
+ *   fraction; otherwise @value is left untouched
+ */
+gboolean
+sk_json_get_double (JsonObject *object,
+                    const char *name,
+                    double     *value)
+{
+  GType type;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  type = value_type (object, name);
+  if (type != G_TYPE_DOUBLE && type != G_TYPE_INT64)
+    return FALSE;
+
+  /* json_node_get_double() converts an integer. */
+  if (value != NULL)
+    *value = json_node_get_double (json_object_get_member (object, name));
+
+  return TRUE;
+}
+
+/**
+ * sk_json_read_object:
+ * @path: the path of a JSON file
+ * @error: return location for a #GError
+ *
+ * Reads a file that holds one JSON object. The error is in
+ * %G_FILE_ERROR when the file cannot be read and in %JSON_PARSER_ERROR when
+ * it is not JSON or holds something other than an object.
+ *
+ * Returns: (transfer full): the object, or %NULL with @error set
+ */
+JsonObject *
+sk_json_read_object (const char  *path,
+                     GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  JsonNode *root;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_file (parser, path, error))
+    return NULL;
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_autofree char *display = g_filename_display_name (path);
+
+      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                   _("“%s” does not hold a JSON object"), display);
+      return NULL;
+    }
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+/**
+ * sk_json_to_data:
+ * @root: a JSON node
+ * @pretty: whether to indent the text by two spaces a level, one member a line
+ * @length: (out) (optional): the length of the text
+ *
+ * Returns: (transfer full): @root as JSON text, without a final newline
+ */
+char *
+sk_json_to_data (JsonNode *root,
+                 gboolean  pretty,
+                 gsize    *length)
+{
+  g_autoptr(JsonGenerator) generator = NULL;
+
+  g_return_val_if_fail (root != NULL, NULL);
+
+  generator = json_generator_new ();
+  json_generator_set_pretty (generator, pretty);
+  json_generator_set_indent (generator, 2);
+  json_generator_set_root (generator, root);
+
+  return json_generator_to_data (generator, length);
+}
+
+/**
+ * sk_json_write_atomic:
+ * @path: the path of the file to write
+ * @root: a JSON node
+ * @error: return location for a #GError
+ *
+ * Writes @root as indented JSON text ending in a newline. The text goes to
+ * a temporary file that is flushed to disk and then renamed over @path, so
+ * an interrupted write leaves the previous file as it was. The file's mode
+ * is 0644.
+ *
+ * Returns: %TRUE if the file was written
+ */
+gboolean
+sk_json_write_atomic (const char  *path,
+                      JsonNode    *root,
+                      GError     **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (root != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  data = sk_json_to_data (root, TRUE, &length);
+  text = g_realloc (g_steal_pointer (&data), length + 2);
+  text[length++] = '\n';
+  text[length] = '\0';
+
+  return g_file_set_contents_full (path, text, length,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0644, error);
+}

@@ -1,0 +1,44 @@
+/* sk-json.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* Tolerant getters: a member that is missing or of another type reads as
+ * absent (NULL, or FALSE with the out value untouched) and never warns, as
+ * json-glib's own getters do. @object may be NULL. */
+JsonNode    *sk_json_get_member   (JsonObject  *object,
+                                   const char  *name);
+const char  *sk_json_get_string   (JsonObject  *object,
+                                   const char  *name);
+JsonObject  *sk_json_get_object   (JsonObject  *object,
+                                   const char  *name);
+JsonArray   *sk_json_get_array    (JsonObject  *object,
+                                   const char  *name);
+gboolean     sk_json_get_boolean  (JsonObject  *object,
+                                   const char  *name,
+                                   gboolean    *value);
+gboolean     sk_json_get_int      (JsonObject  *object,
+                                   const char  *name,
+                                   gint64      *value);
+gboolean     sk_json_get_double   (JsonObject  *object,
+                                   const char  *name,
+                                   double      *value);
+
+/* Reading and writing whole files. */
+JsonObject  *sk_json_read_object  (const char  *path,
+                                   GError     **error);
+char        *sk_json_to_data      (JsonNode    *root,
+                                   gboolean     pretty,
+                                   gsize       *length);
+gboolean     sk_json_write_atomic (const char  *path,
+                                   JsonNode    *root,
+                                   GError     **error);
+
+G_END_DECLS

@@ -1,0 +1,1034 @@
+/* sk-process.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-process"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <glib-unix.h>
+
+#include "sk-process.h"
+
+#define READ_CHUNK (64 * 1024)
+#define DRAIN_GRACE_MS 1000
+#define DEFAULT_TAIL_SIZE (4 * 1024)
+#define PID_PIPE_MIN_FD 256
+
+/* One output stream of the process: copied into a log file up to a limit,
+ * and kept in memory as its beginning and its end, each bounded, so that a
+ * process that prints without end costs no memory.
+ */
+typedef struct
+{
+  SkProcess    *process;
+  GInputStream *stream;
+
+  char         *log_path;
+  int           log_fd;
+  guint64       log_limit;
+  guint64       written;
+
+  GByteArray   *head;
+  guint8       *tail;
+  guint64       tail_count;
+  guint64       total;
+  guint8       *buffer;
+
+  guint         truncated : 1;
+} Output;
+
+struct _SkProcess
+{
+  GObject              parent_instance;
+
+  /* Set up before the spawn. */
+  GSubprocessLauncher *launcher;
+  double               timeout;
+  gsize                head_size;
+  gsize                tail_size;
+
+  /* While running. */
+  GSubprocess         *subprocess;
+  GMainContext        *context;
+  GCancellable        *io_cancellable;
+  GSource             *timeout_source;
+  GSource             *drain_source;
+  GPtrArray           *waiters;
+  Output               outputs[2];
+  pid_t                pgid;
+  guint                pending_reads;
+  int                  exited;
+
+  guint                stdin_pipe : 1;
+  guint                merge_stderr : 1;
+  guint                spawned : 1;
+  guint                done : 1;
+  guint                timed_out : 1;
+};
+
+G_DEFINE_FINAL_TYPE (SkProcess, sk_process, G_TYPE_OBJECT)
+
+/* A wait_async() call: its task, and the handler that kills the group when
+ * its cancellable fires.
+ */
+typedef struct
+{
+  GTask        *task;
+  GCancellable *cancellable;
+  gulong        cancelled_id;
+} Waiter;
+
+static void
+waiter_free (Waiter *waiter)
+{
+  if (waiter->cancelled_id != 0)
+    g_cancellable_disconnect (waiter->cancellable, waiter->cancelled_id);
+  g_clear_object (&waiter->cancellable);
+  g_clear_object (&waiter->task);
+  g_free (waiter);
+}
+
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static void
+output_clear (Output *output)
+{
+  g_clear_object (&output->stream);
+  g_clear_pointer (&output->log_path, g_free);
+  if (output->log_fd >= 0)
+    close (output->log_fd);
+  output->log_fd = -1;
+  g_clear_pointer (&output->head, g_byte_array_unref);
+  g_clear_pointer (&output->tail, g_free);
+  g_clear_pointer (&output->buffer, g_free);
+}
+
+static void
+sk_process_finalize (GObject *object)
+{
+  SkProcess *self = (SkProcess *) object;
+
+  clear_source (&self->timeout_source);
+  clear_source (&self->drain_source);
+  g_clear_pointer (&self->waiters, g_ptr_array_unref);
+  output_clear (&self->outputs[SK_PROCESS_STDOUT]);
+  output_clear (&self->outputs[SK_PROCESS_STDERR]);
+  g_clear_object (&self->io_cancellable);
+  g_clear_object (&self->subprocess);
+  g_clear_object (&self->launcher);
+  g_clear_pointer (&self->context, g_main_context_unref);
+
+  G_OBJECT_CLASS (sk_process_parent_class)->finalize (object);
+}
+
+static void
+sk_process_class_init (SkProcessClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sk_process_finalize;
+}
+
+static void
+sk_process_init (SkProcess *self)
+{
+  self->launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  self->waiters = g_ptr_array_new_with_free_func ((GDestroyNotify) waiter_free);
+  self->tail_size = DEFAULT_TAIL_SIZE;
+  self->outputs[SK_PROCESS_STDOUT].log_fd = -1;
+  self->outputs[SK_PROCESS_STDERR].log_fd = -1;
+}
+
+/* Process groups ---------------------------------------------------------- */
+
+/* Runs in the child between fork and exec, where only async-signal-safe
+ * calls are allowed. The child tells its number through a pipe: the
+ * subprocess's identifier is gone as soon as it is reaped, which a quick
+ * process may be before sk_process_spawn() returns.
+ */
+static void
+child_setup (gpointer user_data)
+{
+  int fd = GPOINTER_TO_INT (user_data);
+  pid_t pid = getpid ();
+
+  setpgid (0, 0);
+  if (write (fd, &pid, sizeof pid) < 0)
+    {
+      /* The parent falls back on the identifier. */
+    }
+}
+
+static pid_t
+read_child_pid (int          fd,
+                GSubprocess *subprocess)
+{
+  const char *identifier;
+  pid_t pid = 0;
+
+  if (read (fd, &pid, sizeof pid) == sizeof pid && pid > 0)
+    return pid;
+
+  identifier = g_subprocess_get_identifier (subprocess);
+  return identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
+}
+
+/* Signals what is left of the group. The leader's identifier may be gone,
+ * so the group is named by the number noted at spawn time; no new process
+ * is given that number while the group still has members.
+ */
+static void
+kill_group (pid_t pgid,
+            int   signum)
+{
+  if (pgid > 0)
+    kill (-pgid, signum);
+}
+
+/* Setting up ------------------------------------------------------------- */
+
+/**
+ * sk_process_new:
+ *
+ * Creates a process to set up and spawn. Its input is empty unless
+ * sk_process_set_stdin_pipe() asks for a pipe, and its environment is the
+ * program's own unless sk_process_set_environ() replaces it.
+ *
+ * Returns: (transfer full): a new #SkProcess
+ */
+SkProcess *
+sk_process_new (void)
+{
+  return g_object_new (SK_TYPE_PROCESS, NULL);
+}
+
+/**
+ * sk_process_set_cwd:
+ * @cwd: (nullable): the folder to run in, or %NULL for the program's own
+ */
+void
+sk_process_set_cwd (SkProcess  *self,
+                    const char *cwd)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  g_subprocess_launcher_set_cwd (self->launcher, cwd);
+}
+
+/**
+ * sk_process_set_environ:
+ * @env: (array zero-terminated=1): the whole environment of the process
+ */
+void
+sk_process_set_environ (SkProcess          *self,
+                        const char * const *env)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  g_subprocess_launcher_set_environ (self->launcher, (char **) env);
+}
+
+/**
+ * sk_process_setenv:
+ * @name: the variable's name
+ * @value: its value
+ *
+ * Sets one variable of the process's environment, keeping the others.
+ */
+void
+sk_process_setenv (SkProcess  *self,
+                   const char *name,
+                   const char *value)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (value != NULL);
+
+  g_subprocess_launcher_setenv (self->launcher, name, value, TRUE);
+}
+
+/**
+ * sk_process_take_fd:
+ * @source_fd: a file descriptor of this program, which the process takes
+ * @target_fd: the number it has in the process
+ *
+ * Passes a file descriptor on, such as the write end of a pipe. The
+ * program's copy is closed once the process is spawned.
+ */
+void
+sk_process_take_fd (SkProcess *self,
+                    int        source_fd,
+                    int        target_fd)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  g_subprocess_launcher_take_fd (self->launcher, source_fd, target_fd);
+}
+
+/**
+ * sk_process_set_stdin_pipe:
+ * @stdin_pipe: whether the process reads a pipe, written through
+ *   sk_process_get_stdin_pipe(), rather than an empty input
+ */
+void
+sk_process_set_stdin_pipe (SkProcess *self,
+                           gboolean   stdin_pipe)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  self->stdin_pipe = !!stdin_pipe;
+}
+
+/**
+ * sk_process_set_merge_stderr:
+ * @merge: whether the standard error goes into the standard output
+ *
+ * Merged, both are read as %SK_PROCESS_STDOUT, in the order written.
+ */
+void
+sk_process_set_merge_stderr (SkProcess *self,
+                             gboolean   merge)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  self->merge_stderr = !!merge;
+}
+
+/**
+ * sk_process_set_log_file:
+ * @output: which output
+ * @path: (nullable): the file to copy it into, replaced at spawn time, or
+ *   %NULL for none
+ * @limit: how many bytes of it the file keeps
+ *
+ * Output beyond @limit is not written; the file ends with a note that it
+ * was cut.
+ */
+void
+sk_process_set_log_file (SkProcess       *self,
+                         SkProcessOutput  output,
+                         const char      *path,
+                         guint64          limit)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+  g_return_if_fail (output == SK_PROCESS_STDOUT || output == SK_PROCESS_STDERR);
+
+  g_free (self->outputs[output].log_path);
+  self->outputs[output].log_path = g_strdup (path);
+  self->outputs[output].log_limit = limit;
+}
+
+/**
+ * sk_process_set_capture:
+ * @head_size: how many bytes of the beginning of each output to keep
+ * @tail_size: how many bytes of its end to keep
+ *
+ * By default, the last 4 KiB of each output are kept, and no beginning.
+ */
+void
+sk_process_set_capture (SkProcess *self,
+                        gsize      head_size,
+                        gsize      tail_size)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  self->head_size = head_size;
+  self->tail_size = tail_size;
+}
+
+/**
+ * sk_process_set_timeout:
+ * @seconds: how long the process may run, or 0 for no limit
+ *
+ * When the time is up the process group is killed, and
+ * sk_process_get_timed_out() says so. A limit too long for a GLib timeout
+ * (about 49 days), infinity included, is no limit.
+ */
+void
+sk_process_set_timeout (SkProcess *self,
+                        double     seconds)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  self->timeout = seconds;
+}
+
+/* Reading the output ------------------------------------------------------ */
+
+static void
+output_write_log (Output       *output,
+                  const guint8 *data,
+                  gsize         size)
+{
+  static const char note[] = "\n[output truncated]\n";
+
+  if (output->log_fd < 0)
+    return;
+
+  if (output->written < output->log_limit)
+    {
+      gsize room = MIN (size, output->log_limit - output->written);
+      gsize done = 0;
+
+      while (done < room)
+        {
+          ssize_t n = write (output->log_fd, data + done, room - done);
+
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            break;
+          done += n;
+        }
+
+      output->written += room;
+    }
+
+  if (output->written >= output->log_limit && size > 0 && !output->truncated)
+    {
+      output->truncated = TRUE;
+      if (write (output->log_fd, note, sizeof note - 1) < 0)
+        {
+          /* The note is a courtesy; the log already holds what fits. */
+        }
+    }
+}
+
+static void
+output_take (SkProcess    *self,
+             Output       *output,
+             const guint8 *data,
+             gsize         len)
+{
+  gsize to_head = MIN (len, self->head_size - output->head->len);
+
+  output->total += len;
+  g_byte_array_append (output->head, data, to_head);
+  data += to_head;
+  len -= to_head;
+
+  if (len >= self->tail_size)
+    {
+      output->tail_count += len - self->tail_size;
+      data += len - self->tail_size;
+      len = self->tail_size;
+    }
+
+  while (len > 0)
+    {
+      gsize position = output->tail_count % self->tail_size;
+      gsize n = MIN (len, self->tail_size - position);
+
+      memcpy (output->tail + position, data, n);
+      data += n;
+      len -= n;
+      output->tail_count += n;
+    }
+}
+
+/* Appends the kept end of @output, oldest byte first. */
+static void
+output_append_tail (SkProcess *self,
+                    Output    *output,
+                    GString   *string)
+{
+  if (self->tail_size == 0)
+    return;
+
+  if (output->tail_count <= self->tail_size)
+    {
+      g_string_append_len (string, (const char *) output->tail, output->tail_count);
+    }
+  else
+    {
+      gsize position = output->tail_count % self->tail_size;
+
+      g_string_append_len (string, (const char *) output->tail + position,
+                           self->tail_size - position);
+      g_string_append_len (string, (const char *) output->tail, position);
+    }
+}
+
+static void
+complete_waiter (SkProcess *self,
+                 Waiter    *waiter)
+{
+  if (waiter->cancelled_id != 0)
+    {
+      g_cancellable_disconnect (waiter->cancellable, waiter->cancelled_id);
+      waiter->cancelled_id = 0;
+    }
+
+  if (!g_task_return_error_if_cancelled (waiter->task))
+    g_task_return_boolean (waiter->task, TRUE);
+}
+
+static void
+maybe_done (SkProcess *self)
+{
+  g_autoptr(GPtrArray) waiters = NULL;
+
+  if (!g_atomic_int_get (&self->exited) || self->pending_reads > 0 || self->done)
+    return;
+
+  self->done = TRUE;
+  clear_source (&self->timeout_source);
+  clear_source (&self->drain_source);
+
+  /* The logs are complete: whoever reads them next sees all of it. */
+  for (guint i = 0; i < G_N_ELEMENTS (self->outputs); i++)
+    {
+      Output *output = &self->outputs[i];
+
+      if (output->log_fd >= 0)
+        close (output->log_fd);
+      output->log_fd = -1;
+      g_clear_pointer (&output->buffer, g_free);
+    }
+
+  waiters = g_steal_pointer (&self->waiters);
+  self->waiters = g_ptr_array_new_with_free_func ((GDestroyNotify) waiter_free);
+  for (guint i = 0; i < waiters->len; i++)
+    complete_waiter (self, g_ptr_array_index (waiters, i));
+}
+
+static void start_read (SkProcess *self,
+                        Output    *output);
+
+static void
+read_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Output *output = user_data;
+  SkProcess *self = output->process;
+  gssize n;
+
+  g_assert (SK_IS_PROCESS (self));
+
+  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+
+  if (n <= 0)
+    {
+      self->pending_reads--;
+      maybe_done (self);
+      output->process = NULL;
+      g_object_unref (self);
+      return;
+    }
+
+  output_write_log (output, output->buffer, n);
+  output_take (self, output, output->buffer, n);
+  g_input_stream_read_async (output->stream, output->buffer, READ_CHUNK, G_PRIORITY_DEFAULT,
+                             self->io_cancellable, read_cb, output);
+}
+
+/* Each read in flight holds a reference on the process, so that the
+ * buffers it fills outlive it.
+ */
+static void
+start_read (SkProcess *self,
+            Output    *output)
+{
+  output->process = g_object_ref (self);
+  self->pending_reads++;
+  g_input_stream_read_async (output->stream, output->buffer, READ_CHUNK, G_PRIORITY_DEFAULT,
+                             self->io_cancellable, read_cb, output);
+}
+
+/* Running ---------------------------------------------------------------- */
+
+static GSource *
+attach_timeout (SkProcess   *self,
+                guint        msec,
+                GSourceFunc  func)
+{
+  GSource *source = g_timeout_source_new (msec);
+
+  g_source_set_callback (source, func, self, NULL);
+  g_source_attach (source, self->context);
+
+  return source;
+}
+
+static gboolean
+drain_timeout_cb (gpointer user_data)
+{
+  SkProcess *self = user_data;
+
+  /* Something that left the group still holds the output open. */
+  g_clear_pointer (&self->drain_source, g_source_unref);
+  g_cancellable_cancel (self->io_cancellable);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  SkProcess *self = user_data;
+
+  g_clear_pointer (&self->timeout_source, g_source_unref);
+  self->timed_out = TRUE;
+  kill_group (self->pgid, SIGKILL);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(SkProcess) self = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  g_atomic_int_set (&self->exited, TRUE);
+  clear_source (&self->timeout_source);
+
+  /* Processes the leader started and left running would keep the output
+   * pipes open, and with them the wait, until they end on their own. Those
+   * that left the group, by starting a session of their own, are not waited
+   * for beyond a short grace.
+   */
+  kill_group (self->pgid, SIGKILL);
+  if (self->pending_reads > 0 && self->drain_source == NULL)
+    self->drain_source = attach_timeout (self, DRAIN_GRACE_MS, drain_timeout_cb);
+
+  maybe_done (self);
+}
+
+/**
+ * sk_process_spawn:
+ * @argv: (array zero-terminated=1): the program and its arguments
+ * @error: return location for a #GError
+ *
+ * Starts the process as the leader of a process group of its own, and
+ * starts reading its output. Everything the process reports comes back in
+ * the thread-default main context of this call.
+ *
+ * Returns: %TRUE when the process started
+ */
+gboolean
+sk_process_spawn (SkProcess           *self,
+                  const char * const  *argv,
+                  GError             **error)
+{
+  GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE;
+  double milliseconds;
+  int pid_pipe[2];
+  int high_fd;
+
+  g_return_val_if_fail (SK_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (self->launcher != NULL, FALSE);
+  g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
+
+  if (self->stdin_pipe)
+    flags |= G_SUBPROCESS_FLAGS_STDIN_PIPE;
+  flags |= self->merge_stderr ? G_SUBPROCESS_FLAGS_STDERR_MERGE : G_SUBPROCESS_FLAGS_STDERR_PIPE;
+  g_subprocess_launcher_set_flags (self->launcher, flags);
+
+  if (!g_unix_open_pipe (pid_pipe, FD_CLOEXEC, error))
+    return FALSE;
+
+  /* Out of the way of the descriptors given with take_fd(), which the child
+   * gets before its setup runs.
+   */
+  high_fd = fcntl (pid_pipe[1], F_DUPFD_CLOEXEC, PID_PIPE_MIN_FD);
+  if (high_fd >= 0)
+    {
+      close (pid_pipe[1]);
+      pid_pipe[1] = high_fd;
+    }
+  g_subprocess_launcher_set_child_setup (self->launcher, child_setup,
+                                         GINT_TO_POINTER (pid_pipe[1]), NULL);
+
+  /* The spawn returns once the child has run its setup and exec'd. */
+  self->subprocess = g_subprocess_launcher_spawnv (self->launcher, argv, error);
+  close (pid_pipe[1]);
+
+  /* The launcher holds the descriptors given with take_fd() until it is
+   * finalized; the ends this program keeps must see the process close them.
+   */
+  g_clear_object (&self->launcher);
+
+  if (self->subprocess == NULL)
+    {
+      close (pid_pipe[0]);
+      return FALSE;
+    }
+
+  self->spawned = TRUE;
+  self->pgid = read_child_pid (pid_pipe[0], self->subprocess);
+  close (pid_pipe[0]);
+  self->context = g_main_context_ref_thread_default ();
+  self->io_cancellable = g_cancellable_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->outputs); i++)
+    {
+      Output *output = &self->outputs[i];
+      GInputStream *stream;
+
+      stream = i == SK_PROCESS_STDOUT
+        ? g_subprocess_get_stdout_pipe (self->subprocess)
+        : g_subprocess_get_stderr_pipe (self->subprocess);
+      if (stream == NULL)
+        continue;
+
+      output->stream = g_object_ref (stream);
+      output->head = g_byte_array_sized_new (self->head_size);
+      output->tail = g_malloc (self->tail_size);
+      output->buffer = g_malloc (READ_CHUNK);
+      if (output->log_path != NULL)
+        output->log_fd = g_open (output->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      start_read (self, output);
+    }
+
+  g_subprocess_wait_async (self->subprocess, NULL, wait_cb, g_object_ref (self));
+
+  /* GLib counts the delay in milliseconds in a guint; a longer limit would
+   * overflow into a tiny one.
+   */
+  milliseconds = self->timeout * 1000;
+  if (milliseconds > 0 && milliseconds < G_MAXUINT)
+    self->timeout_source = attach_timeout (self, (guint) milliseconds, timeout_cb);
+
+  return TRUE;
+}
+
+static void
+wait_cancelled_cb (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  SkProcess *self = user_data;
+
+  /* This may run in any thread: it only sends a signal. The wait then
+   * completes in its own context and reports the cancellation.
+   */
+  if (!g_atomic_int_get (&self->exited))
+    kill_group (self->pgid, SIGKILL);
+}
+
+/**
+ * sk_process_wait_async:
+ * @cancellable: (nullable): kills the process group when it fires
+ * @callback: called when the process has exited and its output is read
+ *
+ * Waits for the process to exit, and for its output to be read to the end.
+ * What the process left running in its group is killed when it exits;
+ * output held open by anything else is read for a short grace only.
+ */
+void
+sk_process_wait_async (SkProcess           *self,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  Waiter *waiter;
+
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->spawned);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sk_process_wait_async);
+
+  waiter = g_new0 (Waiter, 1);
+  waiter->task = g_object_ref (task);
+
+  if (self->done)
+    {
+      complete_waiter (self, waiter);
+      waiter_free (waiter);
+      return;
+    }
+
+  if (cancellable != NULL)
+    {
+      waiter->cancellable = g_object_ref (cancellable);
+      waiter->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (wait_cancelled_cb),
+                                                    self, NULL);
+    }
+  g_ptr_array_add (self->waiters, waiter);
+}
+
+/**
+ * sk_process_wait_finish:
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when the process is done, %FALSE with
+ *   %G_IO_ERROR_CANCELLED when the wait was cancelled (the process group
+ *   was killed then)
+ */
+gboolean
+sk_process_wait_finish (SkProcess     *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == sk_process_wait_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * sk_process_signal:
+ * @signum: the signal
+ *
+ * Sends @signum to the process group, while its leader runs.
+ */
+void
+sk_process_signal (SkProcess *self,
+                   int        signum)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+
+  if (self->subprocess == NULL || g_atomic_int_get (&self->exited) ||
+      g_subprocess_get_identifier (self->subprocess) == NULL)
+    return;
+
+  if (kill (-self->pgid, signum) != 0)
+    kill (self->pgid, signum);
+}
+
+/**
+ * sk_process_kill:
+ *
+ * Kills the process group, while its leader runs.
+ */
+void
+sk_process_kill (SkProcess *self)
+{
+  sk_process_signal (self, SIGKILL);
+}
+
+/* Results ---------------------------------------------------------------- */
+
+/**
+ * sk_process_get_subprocess:
+ *
+ * Returns: (transfer none) (nullable): the process, once spawned
+ */
+GSubprocess *
+sk_process_get_subprocess (SkProcess *self)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), NULL);
+
+  return self->subprocess;
+}
+
+/**
+ * sk_process_get_stdin_pipe:
+ *
+ * Returns: (transfer none) (nullable): the process's input, when
+ *   sk_process_set_stdin_pipe() asked for a pipe
+ */
+GOutputStream *
+sk_process_get_stdin_pipe (SkProcess *self)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), NULL);
+
+  if (self->subprocess == NULL || !self->stdin_pipe)
+    return NULL;
+
+  return g_subprocess_get_stdin_pipe (self->subprocess);
+}
+
+/**
+ * sk_process_get_timed_out:
+ *
+ * Returns: whether the process was killed because its time was up
+ */
+gboolean
+sk_process_get_timed_out (SkProcess *self)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), FALSE);
+
+  return self->timed_out;
+}
+
+/**
+ * sk_process_get_if_exited:
+ *
+ * Returns: whether the process exited on its own, rather than by a signal
+ */
+gboolean
+sk_process_get_if_exited (SkProcess *self)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), FALSE);
+
+  if (!g_atomic_int_get (&self->exited))
+    return FALSE;
+
+  return g_subprocess_get_if_exited (self->subprocess);
+}
+
+/**
+ * sk_process_get_exit_status:
+ *
+ * Returns: the exit status, or -1 when the process did not exit on its own
+ */
+int
+sk_process_get_exit_status (SkProcess *self)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), -1);
+
+  if (!sk_process_get_if_exited (self))
+    return -1;
+
+  return g_subprocess_get_exit_status (self->subprocess);
+}
+
+/**
+ * sk_process_get_term_sig:
+ *
+ * Returns: the signal that ended the process, or 0 when none did
+ */
+int
+sk_process_get_term_sig (SkProcess *self)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), 0);
+
+  if (!g_atomic_int_get (&self->exited) || !g_subprocess_get_if_signaled (self->subprocess))
+    return 0;
+
+  return g_subprocess_get_term_sig (self->subprocess);
+}
+
+/**
+ * sk_process_get_total:
+ * @output: which output
+ *
+ * Returns: how many bytes of @output were read, kept or not
+ */
+guint64
+sk_process_get_total (SkProcess       *self,
+                      SkProcessOutput  output)
+{
+  g_return_val_if_fail (SK_IS_PROCESS (self), 0);
+  g_return_val_if_fail (output == SK_PROCESS_STDOUT || output == SK_PROCESS_STDERR, 0);
+
+  return self->outputs[output].total;
+}
+
+/**
+ * sk_process_get_tail:
+ * @output: which output
+ *
+ * Returns: (transfer full): the last bytes of @output, up to the tail size
+ *   of sk_process_set_capture(), as valid UTF-8
+ */
+char *
+sk_process_get_tail (SkProcess       *self,
+                     SkProcessOutput  output)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  Output *out;
+
+  g_return_val_if_fail (SK_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (output == SK_PROCESS_STDOUT || output == SK_PROCESS_STDERR, NULL);
+
+  out = &self->outputs[output];
+
+  /* While nothing is cut, the end may lie partly in the head. */
+  if (out->head != NULL && out->tail_count <= self->tail_size)
+    g_string_append_len (text, (const char *) out->head->data, out->head->len);
+  output_append_tail (self, out, text);
+  if (text->len > self->tail_size)
+    g_string_erase (text, 0, text->len - self->tail_size);
+
+  return g_utf8_make_valid (text->str, text->len);
+}
+
+/**
+ * sk_process_get_captured:
+ * @output: which output
+ *
+ * Puts together what was kept of @output: all of it when it fits the sizes
+ * of sk_process_set_capture(), or else its beginning and its end, each cut
+ * at a line's end where there is one, with a note between them of how much
+ * was left out.
+ *
+ * Returns: (transfer full): the kept output, as valid UTF-8
+ */
+char *
+sk_process_get_captured (SkProcess       *self,
+                         SkProcessOutput  output)
+{
+  g_autoptr(GString) raw = g_string_new (NULL);
+  Output *out;
+
+  g_return_val_if_fail (SK_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (output == SK_PROCESS_STDOUT || output == SK_PROCESS_STDERR, NULL);
+
+  out = &self->outputs[output];
+  if (out->head == NULL)
+    return g_strdup ("");
+
+  if (out->tail_count <= self->tail_size)
+    {
+      g_string_append_len (raw, (const char *) out->head->data, out->head->len);
+      output_append_tail (self, out, raw);
+    }
+  else
+    {
+      g_autoptr(GString) tail = g_string_sized_new (self->tail_size);
+      gsize head_len = out->head->len;
+      const char *newline;
+      guint64 cut;
+
+      output_append_tail (self, out, tail);
+
+      /* Cut at line ends where there are any, so that no line is shown in
+       * part.
+       */
+      while (head_len > 0 && out->head->data[head_len - 1] != '\n')
+        head_len--;
+      if (head_len == 0)
+        head_len = out->head->len;
+      newline = memchr (tail->str, '\n', tail->len);
+      if (newline != NULL && (gsize) (newline - tail->str) + 1 < tail->len)
+        g_string_erase (tail, 0, newline - tail->str + 1);
+
+      cut = out->total - head_len - tail->len;
+      g_string_append_len (raw, (const char *) out->head->data, head_len);
+      if (raw->len > 0 && raw->str[raw->len - 1] != '\n')
+        g_string_append_c (raw, '\n');
+      g_string_append_printf (raw, "[… %" G_GUINT64_FORMAT " bytes of output cut here: the output "
+                              "is limited to %" G_GSIZE_FORMAT " bytes. Print less, or write long "
+                              "output to a file and read parts of it with read_file.]\n",
+                              cut, self->head_size + self->tail_size);
+      g_string_append_len (raw, tail->str, tail->len);
+    }
+
+  return g_utf8_make_valid (raw->str, raw->len);
+}

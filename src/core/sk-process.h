@@ -1,0 +1,85 @@
+/* sk-process.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/**
+ * SkProcessOutput:
+ * @SK_PROCESS_STDOUT: the standard output (and the standard error when
+ *   they are merged)
+ * @SK_PROCESS_STDERR: the standard error
+ */
+typedef enum
+{
+  SK_PROCESS_STDOUT,
+  SK_PROCESS_STDERR,
+} SkProcessOutput;
+
+#define SK_TYPE_PROCESS (sk_process_get_type ())
+
+G_DECLARE_FINAL_TYPE (SkProcess, sk_process, SK, PROCESS, GObject)
+
+/* Setting up, before sk_process_spawn(). */
+SkProcess  *sk_process_new               (void);
+void        sk_process_set_cwd           (SkProcess           *self,
+                                          const char          *cwd);
+void        sk_process_set_environ       (SkProcess           *self,
+                                          const char * const  *env);
+void        sk_process_setenv            (SkProcess           *self,
+                                          const char          *name,
+                                          const char          *value);
+void        sk_process_take_fd           (SkProcess           *self,
+                                          int                  source_fd,
+                                          int                  target_fd);
+void        sk_process_set_stdin_pipe    (SkProcess           *self,
+                                          gboolean             stdin_pipe);
+void        sk_process_set_merge_stderr  (SkProcess           *self,
+                                          gboolean             merge);
+void        sk_process_set_log_file      (SkProcess           *self,
+                                          SkProcessOutput      output,
+                                          const char          *path,
+                                          guint64              limit);
+void        sk_process_set_capture       (SkProcess           *self,
+                                          gsize                head_size,
+                                          gsize                tail_size);
+void        sk_process_set_timeout       (SkProcess           *self,
+                                          double               seconds);
+
+/* Running: the process leads a process group of its own, so that what it
+ * starts is stopped with it. */
+gboolean    sk_process_spawn             (SkProcess           *self,
+                                          const char * const  *argv,
+                                          GError             **error);
+void        sk_process_wait_async        (SkProcess           *self,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data);
+gboolean    sk_process_wait_finish       (SkProcess           *self,
+                                          GAsyncResult        *result,
+                                          GError             **error);
+void        sk_process_signal            (SkProcess           *self,
+                                          int                  signum);
+void        sk_process_kill              (SkProcess           *self);
+
+/* Results, after the wait. */
+GSubprocess *sk_process_get_subprocess   (SkProcess           *self);
+GOutputStream *sk_process_get_stdin_pipe (SkProcess           *self);
+gboolean    sk_process_get_timed_out     (SkProcess           *self);
+gboolean    sk_process_get_if_exited     (SkProcess           *self);
+int         sk_process_get_exit_status   (SkProcess           *self);
+int         sk_process_get_term_sig      (SkProcess           *self);
+guint64     sk_process_get_total         (SkProcess           *self,
+                                          SkProcessOutput      output);
+char       *sk_process_get_tail          (SkProcess           *self,
+                                          SkProcessOutput      output);
+char       *sk_process_get_captured      (SkProcess           *self,
+                                          SkProcessOutput      output);
+
+G_END_DECLS

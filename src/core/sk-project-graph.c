@@ -1,0 +1,922 @@
+/* sk-project-graph.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-project"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "sk-project-private.h"
+#include "sk-step-folder.h"
+
+/* The workflow as a graph: the order of its steps, their neighbours, and
+ * what is wrong with its structure. Edges are kept as each node's priors;
+ * successor lists are derived from them and dropped whenever the graph
+ * changes. */
+
+G_DEFINE_BOXED_TYPE (SkProblem, sk_problem, sk_problem_copy, sk_problem_free)
+
+SkProblem *
+sk_problem_copy (const SkProblem *problem)
+{
+  SkProblem *copy = g_new0 (SkProblem, 1);
+
+  copy->kind = problem->kind;
+  copy->node_id = g_strdup (problem->node_id);
+  copy->message = g_strdup (problem->message);
+  copy->is_warning = problem->is_warning;
+
+  return copy;
+}
+
+void
+sk_problem_free (SkProblem *problem)
+{
+  if (problem == NULL)
+    return;
+
+  g_free (problem->node_id);
+  g_free (problem->message);
+  g_free (problem);
+}
+
+void
+_sk_project_add_problem (GPtrArray     *problems,
+                         SkProblemKind  kind,
+                         gboolean       is_warning,
+                         const char    *node_id,
+                         const char    *format,
+                         ...)
+{
+  SkProblem *problem = g_new0 (SkProblem, 1);
+  va_list args;
+
+  va_start (args, format);
+  problem->message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  problem->kind = kind;
+  problem->is_warning = !!is_warning;
+  problem->node_id = g_strdup (node_id);
+
+  g_ptr_array_add (problems, problem);
+}
+
+/* Names a node for messages: its name and, to tell apart nodes with similar
+ * names, its identifier.
+ */
+char *
+_sk_project_describe_node (SkNode *node)
+{
+  const char *name = sk_node_get_name (node);
+
+  if (name[0] == '\0')
+    return g_strdup_printf (_("node %s"), sk_node_get_id (node));
+
+  return g_strdup_printf ("“%s” (%s)", name, sk_node_get_id (node));
+}
+
+static GHashTable *
+get_successors (SkProject *self)
+{
+  if (self->successors != NULL)
+    return self->successors;
+
+  self->successors = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                            (GDestroyNotify) g_ptr_array_unref);
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (self->nodes, i);
+      const char * const *priors = sk_node_get_priors (node);
+
+      for (guint j = 0; priors[j] != NULL; j++)
+        {
+          SkNode *prior = g_hash_table_lookup (self->by_id, priors[j]);
+          GPtrArray *list;
+
+          if (prior == NULL || prior == node)
+            continue;
+
+          list = g_hash_table_lookup (self->successors, sk_node_get_id (prior));
+          if (list == NULL)
+            {
+              list = g_ptr_array_new ();
+              g_hash_table_insert (self->successors, (gpointer) sk_node_get_id (prior), list);
+            }
+
+          /* A node that lists a prior twice still has one edge from it. */
+          if (list->len == 0 || g_ptr_array_index (list, list->len - 1) != node)
+            g_ptr_array_add (list, node);
+        }
+    }
+
+  return self->successors;
+}
+
+static gboolean
+reaches (SkProject *self,
+         SkNode    *from,
+         SkNode    *to)
+{
+  g_autoptr(GPtrArray) descendants = sk_project_get_descendants (self, from);
+
+  return g_ptr_array_find (descendants, to, NULL);
+}
+
+/**
+ * sk_project_can_connect:
+ * @self: a #SkProject
+ * @prior: the node whose results are needed
+ * @node: the node that needs them
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE if an edge from @prior to @node can be added: it is new and
+ *   makes no cycle
+ */
+gboolean
+sk_project_can_connect (SkProject  *self,
+                        SkNode     *prior,
+                        SkNode     *node,
+                        GError    **error)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (SK_IS_NODE (prior), FALSE);
+  g_return_val_if_fail (SK_IS_NODE (node), FALSE);
+
+  if (prior == node)
+    {
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE,
+                   _("A step cannot need its own results."));
+      return FALSE;
+    }
+
+  if (sk_node_has_prior (node, sk_node_get_id (prior)))
+    {
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                   _("“%s” already needs “%s”."),
+                   sk_node_get_name (node), sk_node_get_name (prior));
+      return FALSE;
+    }
+
+  if (reaches (self, node, prior))
+    {
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE,
+                   _("“%s” cannot need “%s”: “%s” already needs the results of “%s”, "
+                     "and steps cannot wait for each other in a circle."),
+                   sk_node_get_name (node), sk_node_get_name (prior),
+                   sk_node_get_name (prior), sk_node_get_name (node));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static int
+compare_positions (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  guint position_a = GPOINTER_TO_UINT (a);
+  guint position_b = GPOINTER_TO_UINT (b);
+
+  return position_a < position_b ? -1 : position_a > position_b;
+}
+
+/* Kahn's algorithm that always takes the ready node that comes first in the
+ * file, so that the order is stable and a file already in dependency order
+ * keeps its order. The ready nodes are kept sorted by file position in a
+ * balanced tree, which keeps wide workflows at O(n log n). Nodes left over
+ * are on a cycle or downstream of one.
+ */
+static GPtrArray *
+topological_sort (SkProject  *self,
+                  GPtrArray **left_over)
+{
+  g_autoptr(GHashTable) file_position = g_hash_table_new (NULL, NULL);
+  g_autoptr(GSequence) ready = g_sequence_new (NULL);
+  g_autofree guint *in_degree = g_new0 (guint, self->nodes->len);
+  GHashTable *successors = get_successors (self);
+  GPtrArray *order = g_ptr_array_new_full (self->nodes->len, g_object_unref);
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    g_hash_table_insert (file_position, g_ptr_array_index (self->nodes, i), GUINT_TO_POINTER (i));
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (self->nodes, i);
+      const char * const *priors = sk_node_get_priors (node);
+
+      for (guint j = 0; priors[j] != NULL; j++)
+        {
+          SkNode *prior = g_hash_table_lookup (self->by_id, priors[j]);
+
+          /* Dangling priors are reported by validation, not ordered. A prior
+           * listed twice counts once, as the successor lists hold each edge once.
+           */
+          if (prior != NULL && (prior == node || !g_strv_contains (priors + j + 1, priors[j])))
+            in_degree[i]++;
+        }
+
+      if (in_degree[i] == 0)
+        g_sequence_append (ready, GUINT_TO_POINTER (i));
+    }
+
+  while (!g_sequence_is_empty (ready))
+    {
+      GSequenceIter *first = g_sequence_get_begin_iter (ready);
+      SkNode *node = g_ptr_array_index (self->nodes, GPOINTER_TO_UINT (g_sequence_get (first)));
+      GPtrArray *list = g_hash_table_lookup (successors, sk_node_get_id (node));
+
+      g_sequence_remove (first);
+      g_ptr_array_add (order, g_object_ref (node));
+
+      for (guint i = 0; list != NULL && i < list->len; i++)
+        {
+          guint position = GPOINTER_TO_UINT (g_hash_table_lookup (file_position,
+                                                                 g_ptr_array_index (list, i)));
+
+          if (--in_degree[position] == 0)
+            g_sequence_insert_sorted (ready, GUINT_TO_POINTER (position), compare_positions, NULL);
+        }
+    }
+
+  if (left_over != NULL)
+    {
+      *left_over = g_ptr_array_new ();
+
+      for (guint i = 0; i < self->nodes->len; i++)
+        {
+          if (in_degree[i] > 0)
+            g_ptr_array_add (*left_over, g_ptr_array_index (self->nodes, i));
+        }
+    }
+
+  return order;
+}
+
+/* Returns the first prior of @node, other than @node itself, that is in @set. */
+static SkNode *
+first_prior_in (SkProject  *self,
+                SkNode     *node,
+                GHashTable *set)
+{
+  const char * const *priors = sk_node_get_priors (node);
+
+  for (guint i = 0; priors[i] != NULL; i++)
+    {
+      SkNode *prior = g_hash_table_lookup (self->by_id, priors[i]);
+
+      if (prior != NULL && prior != node && g_hash_table_contains (set, prior))
+        return prior;
+    }
+
+  return NULL;
+}
+
+/* Finds the cycles among the nodes that could not be ordered. Self-loops are
+ * reported on their own, so nodes that could not be ordered only because of
+ * one are set aside first. Every node left then has a prior that is left too,
+ * so walking priors from any of them must come back to a node already seen.
+ */
+static void
+describe_cycles (SkProject *self,
+                 GPtrArray *left_over,
+                 GPtrArray *problems)
+{
+  g_autoptr(GHashTable) cyclic = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) pending = g_hash_table_new (NULL, NULL);
+  gboolean pruned = TRUE;
+
+  for (guint i = 0; i < left_over->len; i++)
+    g_hash_table_add (cyclic, g_ptr_array_index (left_over, i));
+
+  while (pruned)
+    {
+      pruned = FALSE;
+
+      for (guint i = 0; i < left_over->len; i++)
+        {
+          SkNode *node = g_ptr_array_index (left_over, i);
+
+          if (g_hash_table_contains (cyclic, node) &&
+              first_prior_in (self, node, cyclic) == NULL)
+            {
+              g_hash_table_remove (cyclic, node);
+              pruned = TRUE;
+            }
+        }
+    }
+
+  for (guint i = 0; i < left_over->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (left_over, i);
+
+      if (g_hash_table_contains (cyclic, node))
+        g_hash_table_add (pending, node);
+    }
+
+  for (guint i = 0; i < left_over->len; i++)
+    {
+      SkNode *start = g_ptr_array_index (left_over, i);
+      g_autoptr(GPtrArray) path = NULL;
+      g_autoptr(GHashTable) position = NULL;
+      g_autoptr(GString) text = NULL;
+      g_autoptr(GPtrArray) covered = NULL;
+      SkNode *node;
+      guint first;
+
+      if (!g_hash_table_contains (pending, start))
+        continue;
+
+      path = g_ptr_array_new ();
+      position = g_hash_table_new (NULL, NULL);
+      node = start;
+
+      while (!g_hash_table_contains (position, node))
+        {
+          SkNode *next;
+
+          g_hash_table_insert (position, node, GUINT_TO_POINTER (path->len));
+          g_ptr_array_add (path, node);
+
+          next = first_prior_in (self, node, cyclic);
+          g_assert (next != NULL);
+          node = next;
+        }
+
+      first = GPOINTER_TO_UINT (g_hash_table_lookup (position, node));
+
+      /* The walk followed "needs"; the message follows the flow of results. */
+      text = g_string_new (NULL);
+      for (guint j = path->len; j > first; j--)
+        {
+          g_autofree char *who = _sk_project_describe_node (g_ptr_array_index (path, j - 1));
+
+          g_string_append (text, who);
+          g_string_append (text, " → ");
+        }
+      {
+        g_autofree char *who = _sk_project_describe_node (g_ptr_array_index (path, path->len - 1));
+
+        g_string_append (text, who);
+      }
+
+      _sk_project_add_problem (problems, SK_PROBLEM_CYCLE, FALSE, sk_node_get_id (node),
+                               _("These steps need each other’s results in a circle, so none "
+                                 "of them can run: %s. Remove one of these connections."),
+                               text->str);
+
+      /* Everything downstream of this cycle is explained by it. */
+      covered = sk_project_get_descendants (self, node);
+      g_ptr_array_add (covered, g_object_ref (node));
+      for (guint j = 0; j < covered->len; j++)
+        g_hash_table_remove (pending, g_ptr_array_index (covered, j));
+    }
+}
+
+/* Checks what can be seen in one node: its key, its priors and its script.
+ * @keys maps the keys seen so far to their nodes.
+ */
+static void
+validate_node (SkProject  *self,
+               SkNode     *node,
+               GHashTable *keys,
+               GPtrArray  *problems)
+{
+  const char *id = sk_node_get_id (node);
+  const char *key = sk_node_get_key (node);
+  const char * const *priors = sk_node_get_priors (node);
+  g_autofree char *who = _sk_project_describe_node (node);
+  SkNode *other;
+
+  if (key[0] == '\0')
+    {
+      if (sk_node_get_name (node)[0] == '\0')
+        _sk_project_add_problem (problems, SK_PROBLEM_EMPTY_KEY, FALSE, id,
+                                 _("Node %s has no name. Give it a name with letters or digits."),
+                                 id);
+      else
+        _sk_project_add_problem (problems, SK_PROBLEM_EMPTY_KEY, FALSE, id,
+                                 _("The name of %s has no letters or digits, so it cannot name "
+                                   "the step’s folder. Rename it."), who);
+    }
+  else if ((other = g_hash_table_lookup (keys, key)) != NULL)
+    {
+      g_autofree char *other_who = _sk_project_describe_node (other);
+
+      _sk_project_add_problem (problems, SK_PROBLEM_DUPLICATE_KEY, FALSE, id,
+                               _("%s and %s would share the folder “%s”. Rename one of them."),
+                               other_who, who, key);
+    }
+  else
+    {
+      g_hash_table_insert (keys, (gpointer) key, node);
+    }
+
+  for (guint j = 0; priors[j] != NULL; j++)
+    {
+      if (g_str_equal (priors[j], id))
+        _sk_project_add_problem (problems, SK_PROBLEM_CYCLE, FALSE, id,
+                                 _("%s lists itself among the steps it needs. Remove that "
+                                   "connection."), who);
+      else if (!g_hash_table_contains (self->by_id, priors[j]))
+        _sk_project_add_problem (problems, SK_PROBLEM_DANGLING_PRIOR, FALSE, id,
+                                 _("%s needs node “%s”, which does not exist. Remove it from "
+                                   "its priors or add that node."), who, priors[j]);
+    }
+
+  if (self->folder != NULL && key[0] != '\0')
+    {
+      g_autoptr(GFile) script = sk_project_get_node_script (self, node);
+
+      if (!g_file_query_exists (script, NULL))
+        {
+          g_autofree char *script_name = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
+
+          _sk_project_add_problem (problems, SK_PROBLEM_MISSING_SCRIPT, TRUE, id,
+                                   /* Translators: the last two %s are the step's folder and
+                                    * its script's name, as in “load/load.py”. */
+                                   _("%s has no script yet (%s/%s); the coding agent writes "
+                                     "it, or you can write it yourself."), who, key, script_name);
+        }
+    }
+}
+
+/**
+ * sk_project_validate:
+ * @self: a #SkProject
+ *
+ * Checks the workflow's structure: values of the wrong type, duplicate
+ * identifiers, names that give no key or a key another node has, priors that
+ * do not exist, cycles, and (as warnings) nodes without a script.
+ *
+ * Returns: (transfer container) (element-type SkProblem): one problem per
+ *   entry, each naming its node; empty when the workflow is sound
+ */
+GPtrArray *
+sk_project_validate (SkProject *self)
+{
+  g_autoptr(GHashTable) keys = NULL;
+  g_autoptr(GPtrArray) left_over = NULL;
+  g_autoptr(GPtrArray) order = NULL;
+  GPtrArray *problems;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
+  for (guint i = 0; i < self->load_problems->len; i++)
+    g_ptr_array_add (problems, sk_problem_copy (g_ptr_array_index (self->load_problems, i)));
+
+  keys = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < self->nodes->len; i++)
+    validate_node (self, g_ptr_array_index (self->nodes, i), keys, problems);
+
+  order = topological_sort (self, &left_over);
+  if (left_over->len > 0)
+    describe_cycles (self, left_over, problems);
+
+  return problems;
+}
+
+/**
+ * sk_project_check:
+ * @self: a #SkProject
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE if sk_project_validate() finds no errors (warnings are
+ *   allowed); otherwise %FALSE with the first error in @error
+ */
+gboolean
+sk_project_check (SkProject  *self,
+                  GError    **error)
+{
+  g_autoptr(GPtrArray) problems = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+
+  problems = sk_project_validate (self);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (!problem->is_warning)
+        {
+          g_set_error_literal (error, SK_PROJECT_ERROR,
+                               problem->kind == SK_PROBLEM_CYCLE ? SK_PROJECT_ERROR_CYCLE
+                                                                 : SK_PROJECT_ERROR_INVALID,
+                               problem->message);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/**
+ * sk_project_topological_order:
+ * @self: a #SkProject
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer container) (element-type SkNode): every node after its
+ *   priors, ties in file order; %NULL with @error set when there is a cycle
+ */
+GPtrArray *
+sk_project_topological_order (SkProject  *self,
+                              GError    **error)
+{
+  g_autoptr(GPtrArray) left_over = NULL;
+  g_autoptr(GPtrArray) order = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  order = topological_sort (self, &left_over);
+  if (left_over->len > 0)
+    {
+      g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
+      const char *message;
+
+      describe_cycles (self, left_over, problems);
+      if (problems->len > 0)
+        message = ((SkProblem *) g_ptr_array_index (problems, 0))->message;
+      else
+        message = _("A step lists itself among the steps it needs.");
+
+      g_set_error_literal (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE, message);
+      return NULL;
+    }
+
+  return g_steal_pointer (&order);
+}
+
+/**
+ * sk_project_get_prior_nodes:
+ * @self: a #SkProject
+ * @node: a node of @self
+ *
+ * Returns: (transfer container) (element-type SkNode): the existing nodes
+ *   that @node needs, in the order of its priors
+ */
+GPtrArray *
+sk_project_get_prior_nodes (SkProject *self,
+                            SkNode    *node)
+{
+  const char * const *priors;
+  GPtrArray *result;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  result = g_ptr_array_new_with_free_func (g_object_unref);
+  priors = sk_node_get_priors (node);
+
+  for (guint i = 0; priors[i] != NULL; i++)
+    {
+      SkNode *prior = g_hash_table_lookup (self->by_id, priors[i]);
+
+      if (prior != NULL && prior != node && !g_ptr_array_find (result, prior, NULL))
+        g_ptr_array_add (result, g_object_ref (prior));
+    }
+
+  return result;
+}
+
+/**
+ * sk_project_get_successors:
+ * @self: a #SkProject
+ * @node: a node of @self
+ *
+ * Returns: (transfer container) (element-type SkNode): the nodes that need
+ *   @node's results, in file order
+ */
+GPtrArray *
+sk_project_get_successors (SkProject *self,
+                           SkNode    *node)
+{
+  GPtrArray *list;
+  GPtrArray *result;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  result = g_ptr_array_new_with_free_func (g_object_unref);
+  list = g_hash_table_lookup (get_successors (self), sk_node_get_id (node));
+
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      SkNode *next = g_ptr_array_index (list, i);
+
+      if (!g_ptr_array_find (result, next, NULL))
+        g_ptr_array_add (result, g_object_ref (next));
+    }
+
+  return result;
+}
+
+static GPtrArray *
+walk (SkProject *self,
+      SkNode    *start,
+      gboolean   downstream)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  GPtrArray *result = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTable *successors = get_successors (self);
+  GQueue queue = G_QUEUE_INIT;
+
+  g_hash_table_add (seen, start);
+  g_queue_push_tail (&queue, start);
+
+  while (!g_queue_is_empty (&queue))
+    {
+      SkNode *node = g_queue_pop_head (&queue);
+
+      if (downstream)
+        {
+          GPtrArray *list = g_hash_table_lookup (successors, sk_node_get_id (node));
+
+          for (guint i = 0; list != NULL && i < list->len; i++)
+            {
+              SkNode *next = g_ptr_array_index (list, i);
+
+              if (g_hash_table_add (seen, next))
+                {
+                  g_ptr_array_add (result, g_object_ref (next));
+                  g_queue_push_tail (&queue, next);
+                }
+            }
+        }
+      else
+        {
+          const char * const *priors = sk_node_get_priors (node);
+
+          for (guint i = 0; priors[i] != NULL; i++)
+            {
+              SkNode *next = g_hash_table_lookup (self->by_id, priors[i]);
+
+              if (next != NULL && g_hash_table_add (seen, next))
+                {
+                  g_ptr_array_add (result, g_object_ref (next));
+                  g_queue_push_tail (&queue, next);
+                }
+            }
+        }
+    }
+
+  return result;
+}
+
+/**
+ * sk_project_get_descendants:
+ * @self: a #SkProject
+ * @node: a node of @self
+ *
+ * Returns: (transfer container) (element-type SkNode): every node that
+ *   depends on @node directly or indirectly, nearest first
+ */
+GPtrArray *
+sk_project_get_descendants (SkProject *self,
+                            SkNode    *node)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  return walk (self, node, TRUE);
+}
+
+/**
+ * sk_project_get_ancestors:
+ * @self: a #SkProject
+ * @node: a node of @self
+ *
+ * Returns: (transfer container) (element-type SkNode): every node that @node
+ *   depends on directly or indirectly, nearest first
+ */
+GPtrArray *
+sk_project_get_ancestors (SkProject *self,
+                          SkNode    *node)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  return walk (self, node, FALSE);
+}
+
+/**
+ * sk_project_get_markov_blanket:
+ * @self: a #SkProject
+ * @node: a node of @self
+ *
+ * The coding agent sees a node's neighbourhood only: the nodes whose results
+ * it reads and the nodes that read its results.
+ *
+ * Returns: (transfer container) (element-type SkNode): @node's priors, then
+ *   its successors
+ */
+GPtrArray *
+sk_project_get_markov_blanket (SkProject *self,
+                               SkNode    *node)
+{
+  g_autoptr(GPtrArray) successors = NULL;
+  GPtrArray *result;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  result = sk_project_get_prior_nodes (self, node);
+  successors = sk_project_get_successors (self, node);
+
+  for (guint i = 0; i < successors->len; i++)
+    {
+      SkNode *next = g_ptr_array_index (successors, i);
+
+      if (!g_ptr_array_find (result, next, NULL))
+        g_ptr_array_add (result, g_object_ref (next));
+    }
+
+  return result;
+}
+
+/**
+ * sk_project_get_ready_nodes:
+ * @self: a #SkProject
+ * @finished: (element-type SkNode SkNode): the set of nodes that have finished
+ *
+ * Returns: (transfer container) (element-type SkNode): the nodes, in file
+ *   order, that have not finished and whose priors all have
+ */
+GPtrArray *
+sk_project_get_ready_nodes (SkProject  *self,
+                            GHashTable *finished)
+{
+  GPtrArray *result;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (finished != NULL, NULL);
+
+  result = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (self->nodes, i);
+      const char * const *priors = sk_node_get_priors (node);
+      gboolean ready = TRUE;
+
+      if (g_hash_table_contains (finished, node))
+        continue;
+
+      for (guint j = 0; priors[j] != NULL && ready; j++)
+        {
+          SkNode *prior = g_hash_table_lookup (self->by_id, priors[j]);
+
+          if (prior != NULL && !g_hash_table_contains (finished, prior))
+            ready = FALSE;
+        }
+
+      if (ready)
+        g_ptr_array_add (result, g_object_ref (node));
+    }
+
+  return result;
+}
+
+/**
+ * sk_project_mark_stale:
+ * @self: a #SkProject
+ * @node: a node of @self that was edited
+ *
+ * Marks @node and everything downstream of it as stale when they show the
+ * result of an earlier run, which no longer reflects their inputs.
+ */
+void
+sk_project_mark_stale (SkProject *self,
+                       SkNode    *node)
+{
+  g_autoptr(GPtrArray) descendants = NULL;
+
+  g_return_if_fail (SK_IS_PROJECT (self));
+  g_return_if_fail (SK_IS_NODE (node));
+
+  descendants = sk_project_get_descendants (self, node);
+  g_ptr_array_insert (descendants, 0, g_object_ref (node));
+
+  for (guint i = 0; i < descendants->len; i++)
+    {
+      SkNode *each = g_ptr_array_index (descendants, i);
+      SkNodeState state = sk_node_get_state (each);
+
+      if (state == SK_NODE_STATE_SUCCEEDED ||
+          state == SK_NODE_STATE_FAILED ||
+          state == SK_NODE_STATE_SKIPPED ||
+          state == SK_NODE_STATE_CANCELLED ||
+          state == SK_NODE_STATE_UP_TO_DATE)
+        sk_node_set_state (each, SK_NODE_STATE_STALE);
+    }
+}
+
+/**
+ * sk_project_select_nodes:
+ * @project: a workflow
+ * @only: (nullable) (array zero-terminated=1): nodes to run, by key, identifier
+ *   or name; %NULL for the nodes marked to run
+ * @from: (nullable): run this node and everything downstream of it
+ * @to: (nullable): run this node and everything it needs
+ * @error: return location for a #GError
+ *
+ * With both @from and @to, the nodes between them are selected.
+ *
+ * Returns: (transfer container) (element-type SkNode): the selected nodes in
+ *   file order, or %NULL with @error set when a node does not exist
+ */
+GPtrArray *
+sk_project_select_nodes (SkProject           *project,
+                         const char * const  *only,
+                         const char          *from,
+                         const char          *to,
+                         GError             **error)
+{
+  g_autoptr(GHashTable) chosen = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) downstream = NULL;
+  g_autoptr(GHashTable) upstream = NULL;
+  GPtrArray *result;
+  guint n_nodes;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+
+  n_nodes = g_list_model_get_n_items (G_LIST_MODEL (project));
+
+  if (only != NULL && only[0] != NULL)
+    {
+      for (guint i = 0; only[i] != NULL; i++)
+        {
+          SkNode *node = sk_project_lookup_node (project, only[i]);
+
+          if (node == NULL)
+            {
+              g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                           _("The workflow has no step “%s”."), only[i]);
+              return NULL;
+            }
+
+          g_hash_table_add (chosen, node);
+        }
+    }
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      const char *name = pass == 0 ? from : to;
+      g_autoptr(GPtrArray) related = NULL;
+      GHashTable *set;
+      SkNode *node;
+
+      if (name == NULL)
+        continue;
+
+      if ((node = sk_project_lookup_node (project, name)) == NULL)
+        {
+          g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                       _("The workflow has no step “%s”."), name);
+          return NULL;
+        }
+
+      related = pass == 0 ? sk_project_get_descendants (project, node)
+                          : sk_project_get_ancestors (project, node);
+      set = g_hash_table_new (NULL, NULL);
+      g_hash_table_add (set, node);
+      for (guint i = 0; i < related->len; i++)
+        g_hash_table_add (set, g_ptr_array_index (related, i));
+
+      if (pass == 0)
+        downstream = set;
+      else
+        upstream = set;
+    }
+
+  result = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+      gboolean include;
+
+      if (g_hash_table_size (chosen) > 0)
+        include = g_hash_table_contains (chosen, node);
+      else if (downstream != NULL || upstream != NULL)
+        include = TRUE;
+      else
+        include = sk_node_get_run (node);
+
+      if (downstream != NULL && !g_hash_table_contains (downstream, node))
+        include = FALSE;
+      if (upstream != NULL && !g_hash_table_contains (upstream, node))
+        include = FALSE;
+
+      if (include)
+        g_ptr_array_add (result, g_object_ref (node));
+    }
+
+  return result;
+}

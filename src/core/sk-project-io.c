@@ -1,0 +1,806 @@
+/* sk-project-io.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-project"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "sk-json.h"
+#include "sk-node-private.h"
+#include "sk-project-private.h"
+
+/* Reading a process.json leniently, in the paper's spellings as well as
+ * ours, and writing it back canonically, keeping what this program does
+ * not know. */
+
+static const char * const known_members[] = {
+  "process_name", "process_description", "project name", "project description",
+  "nodes", "skele", NULL
+};
+
+/* json-glib keeps the last of two members with the same name. A workflow
+ * with two nodes under one identifier would silently lose one, so duplicates
+ * are noticed while parsing, when the object's size stops growing.
+ * The object replaced by a duplicate is freed, and a later object may get its
+ * address, so counts are dropped when an object ends and duplicates hold a
+ * reference to their object.
+ */
+typedef struct
+{
+  GHashTable *counts;
+  GPtrArray  *duplicates;
+} ParseState;
+
+typedef struct
+{
+  JsonObject *object;
+  char       *member;
+} Duplicate;
+
+static void
+duplicate_free (gpointer data)
+{
+  Duplicate *duplicate = data;
+
+  g_clear_pointer (&duplicate->object, json_object_unref);
+  g_free (duplicate->member);
+  g_free (duplicate);
+}
+
+static void
+object_member_cb (JsonParser  *parser,
+                  JsonObject  *object,
+                  const char  *member_name,
+                  ParseState  *state)
+{
+  guint count = GPOINTER_TO_UINT (g_hash_table_lookup (state->counts, object)) + 1;
+  guint size = json_object_get_size (object);
+
+  if (size < count)
+    {
+      Duplicate *duplicate = g_new0 (Duplicate, 1);
+
+      duplicate->object = json_object_ref (object);
+      duplicate->member = g_strdup (member_name);
+      g_ptr_array_add (state->duplicates, duplicate);
+      count = size;
+    }
+
+  g_hash_table_insert (state->counts, object, GUINT_TO_POINTER (count));
+}
+
+static void
+object_end_cb (JsonParser *parser,
+               JsonObject *object,
+               ParseState *state)
+{
+  g_hash_table_remove (state->counts, object);
+}
+
+static gboolean
+looks_like_node (JsonNode *node)
+{
+  JsonObject *object;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return FALSE;
+
+  object = json_node_get_object (node);
+  return json_object_has_member (object, "name") ||
+         json_object_has_member (object, "priors") ||
+         json_object_has_member (object, "input");
+}
+
+static char *
+describe_parse_error (const GError *error)
+{
+  const char *message = error->message;
+  const char *rest;
+  guint64 line, column;
+  char *end;
+
+  /* json-glib writes "<data>:LINE:COLUMN: Parse error: TEXT". */
+  rest = strchr (message, ':');
+  if (rest == NULL)
+    return g_strdup (message);
+
+  line = g_ascii_strtoull (rest + 1, &end, 10);
+  if (end == rest + 1 || *end != ':')
+    return g_strdup (message);
+
+  rest = end;
+  column = g_ascii_strtoull (rest + 1, &end, 10);
+  if (end == rest + 1 || *end != ':')
+    return g_strdup (message);
+
+  rest = end + 1;
+  while (*rest == ' ')
+    rest++;
+  if (g_str_has_prefix (rest, "Parse error: "))
+    rest += strlen ("Parse error: ");
+
+  return g_strdup_printf (_("line %u, column %u: %s"), (guint) line, (guint) column, rest);
+}
+
+/* Reads the text of @member, or of @old_member when there is no @member;
+ * anything but text reads as empty.
+ */
+static const char *
+read_text_member (JsonObject *object,
+                  const char *member,
+                  const char *old_member)
+{
+  const char *text;
+
+  if (sk_json_get_member (object, member) == NULL && old_member != NULL)
+    member = old_member;
+
+  text = sk_json_get_string (object, member);
+  return text != NULL ? text : "";
+}
+
+/* Reads the process's name, description and "skele" settings, and keeps the
+ * members this program does not know.
+ */
+static void
+read_header (SkProject  *self,
+             JsonObject *root,
+             gboolean    nodes_beside)
+{
+  g_autoptr(GList) members = NULL;
+  JsonNode *skele_node;
+  JsonObject *skele;
+
+  sk_project_set_name (self, read_text_member (root, "process_name", "project name"));
+  sk_project_set_description (self, read_text_member (root, "process_description",
+                                                      "project description"));
+
+  members = json_object_get_members (root);
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      const char *member = l->data;
+      JsonNode *value = json_object_get_member (root, member);
+
+      if (g_strv_contains (known_members, member))
+        continue;
+
+      /* The paper's first format put the nodes beside the process's name. */
+      if (nodes_beside && looks_like_node (value))
+        continue;
+
+      json_object_set_member (self->extra, member, json_node_copy (value));
+    }
+
+  skele_node = sk_json_get_member (root, "skele");
+  skele = sk_json_get_object (root, "skele");
+  if (skele != NULL)
+    {
+      g_autoptr(GList) skele_members = json_object_get_members (skele);
+
+      for (const GList *l = skele_members; l != NULL; l = l->next)
+        {
+          const char *member = l->data;
+
+          if (g_str_equal (member, "python"))
+            {
+              const char *python = read_text_member (skele, "python", NULL);
+
+              g_free (self->python);
+              self->python = python[0] != '\0' ? g_strdup (python) : NULL;
+              if (self->python != NULL)
+                continue;
+            }
+
+          json_object_set_member (self->skele_extra, member,
+                                  json_node_copy (json_object_get_member (skele, member)));
+        }
+    }
+  else if (skele_node != NULL)
+    {
+      _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE, NULL,
+                               _("“skele” must be an object"));
+      json_object_set_member (self->extra, "skele", json_node_copy (skele_node));
+    }
+}
+
+/* Reads the nodes of @source: the "nodes" object, or the root object when
+ * there is none (@in_root). In the root, only members that look like nodes
+ * are read as nodes.
+ */
+static void
+read_nodes (SkProject  *self,
+            JsonObject *source,
+            gboolean    in_root)
+{
+  g_autoptr(GList) ids = json_object_get_members (source);
+
+  for (const GList *l = ids; l != NULL; l = l->next)
+    {
+      const char *id = l->data;
+      JsonNode *value = json_object_get_member (source, id);
+      g_autoptr(GPtrArray) messages = NULL;
+      g_autoptr(SkNode) node = NULL;
+
+      if (in_root && (g_strv_contains (known_members, id) || !looks_like_node (value)))
+        continue;
+
+      if (!JSON_NODE_HOLDS_OBJECT (value))
+        {
+          _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE, id,
+                                   _("Node %s is not an object, so it cannot be read."), id);
+          json_object_set_member (self->invalid_nodes, id, json_node_copy (value));
+          continue;
+        }
+
+      messages = g_ptr_array_new_with_free_func (g_free);
+      node = g_object_new (SK_TYPE_NODE, "id", id, NULL);
+      _sk_node_load_json (node, json_node_get_object (value), messages);
+
+      for (guint i = 0; i < messages->len; i++)
+        {
+          g_autofree char *who = _sk_project_describe_node (node);
+
+          _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE, id,
+                                   /* Translators: the first %s names a node, the second is
+                                    * the problem. */
+                                   _("In %s, %s."), who, (char *) g_ptr_array_index (messages, i));
+        }
+
+      _sk_project_attach_node (self, self->nodes->len, node);
+    }
+}
+
+/* Reports the members the parser saw twice: in @source they are nodes, in
+ * @root the process's own members, anywhere else members of a node.
+ */
+static void
+report_duplicates (SkProject  *self,
+                   JsonObject *root,
+                   JsonObject *source,
+                   gboolean    in_root,
+                   ParseState *state)
+{
+  for (guint i = 0; i < state->duplicates->len; i++)
+    {
+      Duplicate *duplicate = g_ptr_array_index (state->duplicates, i);
+
+      if (duplicate->object == source &&
+          !(in_root && g_strv_contains (known_members, duplicate->member)))
+        {
+          _sk_project_add_problem (self->load_problems, SK_PROBLEM_DUPLICATE_ID, FALSE,
+                                   duplicate->member,
+                                   _("Two nodes have the identifier “%s”; only the last one "
+                                     "was read. Give each node its own identifier."),
+                                   duplicate->member);
+        }
+      else if (duplicate->object == root)
+        {
+          _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE, NULL,
+                                   _("“%s” appears twice; only the last one was read."),
+                                   duplicate->member);
+        }
+      else
+        {
+          for (guint j = 0; j < self->nodes->len; j++)
+            {
+              SkNode *node = g_ptr_array_index (self->nodes, j);
+              JsonNode *value = json_object_get_member (source, sk_node_get_id (node));
+
+              if (value != NULL && json_node_get_object (value) == duplicate->object)
+                {
+                  g_autofree char *who = _sk_project_describe_node (node);
+
+                  _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE,
+                                           sk_node_get_id (node),
+                                           _("In %s, “%s” appears twice; only the last one "
+                                             "was read."),
+                                           who, duplicate->member);
+                  break;
+                }
+            }
+        }
+    }
+}
+
+static void
+apply_root (SkProject   *self,
+            JsonObject  *root,
+            ParseState  *state)
+{
+  JsonNode *nodes_node = sk_json_get_member (root, "nodes");
+  JsonObject *nodes_object = sk_json_get_object (root, "nodes");
+  gboolean nodes_beside = nodes_node == NULL;
+
+  if (nodes_node != NULL && nodes_object == NULL)
+    _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE, NULL,
+                             _("“nodes” must be an object that maps identifiers to nodes"));
+
+  read_header (self, root, nodes_beside);
+  read_nodes (self, nodes_object != NULL ? nodes_object : root, nodes_object == NULL);
+
+  if (state != NULL)
+    report_duplicates (self, root, nodes_object != NULL ? nodes_object : root,
+                       nodes_object == NULL, state);
+}
+
+/**
+ * sk_project_load_from_data:
+ * @data: the contents of a process.json file
+ * @length: the length of @data, or -1 if it is nul-terminated
+ * @folder: (nullable): the workflow's folder
+ * @error: return location for a #GError
+ *
+ * Reads a workflow leniently. Only text that is not a JSON object is an
+ * error; everything else that is wrong is reported by sk_project_validate().
+ *
+ * Returns: (transfer full): the workflow, or %NULL with @error set
+ */
+SkProject *
+sk_project_load_from_data (const char  *data,
+                           gssize       length,
+                           GFile       *folder,
+                           GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(SkProject) self = NULL;
+  g_autoptr(GError) local_error = NULL;
+  ParseState state;
+  JsonNode *root;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (folder == NULL || G_IS_FILE (folder), NULL);
+
+  state.counts = g_hash_table_new (NULL, NULL);
+  state.duplicates = g_ptr_array_new_with_free_func (duplicate_free);
+
+  parser = json_parser_new_immutable ();
+  g_signal_connect (parser, "object-member", G_CALLBACK (object_member_cb), &state);
+  g_signal_connect (parser, "object-end", G_CALLBACK (object_end_cb), &state);
+
+  if (!json_parser_load_from_data (parser, data, length, &local_error))
+    {
+      g_autofree char *where = describe_parse_error (local_error);
+
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE,
+                   _("The workflow file is not valid JSON: %s."), where);
+      g_hash_table_unref (state.counts);
+      g_ptr_array_unref (state.duplicates);
+      return NULL;
+    }
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE,
+                   _("The workflow file must hold one JSON object with the process’s "
+                     "name and its “nodes”."));
+      g_hash_table_unref (state.counts);
+      g_ptr_array_unref (state.duplicates);
+      return NULL;
+    }
+
+  self = sk_project_new (folder);
+  apply_root (self, json_node_get_object (root), &state);
+
+  g_hash_table_unref (state.counts);
+  g_ptr_array_unref (state.duplicates);
+
+  self->modified = FALSE;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * sk_project_load:
+ * @file: a workflow folder, or its process.json file
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the workflow, or %NULL with @error set
+ */
+SkProject *
+sk_project_load (GFile   *file,
+                 GError **error)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GFile) json_file = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+    {
+      folder = g_object_ref (file);
+      json_file = g_file_get_child (file, SK_PROJECT_FILE_NAME);
+    }
+  else
+    {
+      folder = g_file_get_parent (file);
+      json_file = g_object_ref (file);
+    }
+
+  if (!g_file_load_contents (json_file, NULL, &contents, &length, NULL, &local_error))
+    {
+      g_autofree char *path = g_file_get_path (json_file);
+
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND,
+                     _("There is no workflow at “%s”: the file does not exist."), path);
+      else
+        g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND,
+                     _("The workflow “%s” could not be read: %s"), path, local_error->message);
+      return NULL;
+    }
+
+  return sk_project_load_from_data (contents, length, folder, error);
+}
+
+/* Writes the workflow's members in their canonical order; the "nodes"
+ * member only when @with_nodes is set.
+ */
+static JsonObject *
+project_to_json (SkProject *self,
+                 gboolean   with_nodes)
+{
+  JsonObject *root;
+  g_autoptr(GList) members = NULL;
+
+  root = json_object_new ();
+  json_object_set_string_member (root, "process_name", self->name);
+  json_object_set_string_member (root, "process_description", self->description);
+
+  if (with_nodes)
+    {
+      JsonObject *nodes = json_object_new ();
+
+      for (guint i = 0; i < self->nodes->len; i++)
+        {
+          SkNode *node = g_ptr_array_index (self->nodes, i);
+
+          json_object_set_object_member (nodes, sk_node_get_id (node), sk_node_to_json (node));
+        }
+
+      members = json_object_get_members (self->invalid_nodes);
+      for (const GList *l = members; l != NULL; l = l->next)
+        {
+          if (!json_object_has_member (nodes, l->data))
+            json_object_set_member (nodes, l->data,
+                                    json_node_copy (json_object_get_member (self->invalid_nodes,
+                                                                            l->data)));
+        }
+      json_object_set_object_member (root, "nodes", nodes);
+    }
+
+  g_clear_pointer (&members, g_list_free);
+  members = json_object_get_members (self->extra);
+  for (const GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (root, l->data,
+                            json_node_copy (json_object_get_member (self->extra, l->data)));
+
+  if (self->python != NULL || json_object_get_size (self->skele_extra) > 0)
+    {
+      JsonObject *skele = json_object_new ();
+
+      if (self->python != NULL)
+        json_object_set_string_member (skele, "python", self->python);
+
+      g_clear_pointer (&members, g_list_free);
+      members = json_object_get_members (self->skele_extra);
+      for (const GList *l = members; l != NULL; l = l->next)
+        json_object_set_member (skele, l->data,
+                                json_node_copy (json_object_get_member (self->skele_extra,
+                                                                        l->data)));
+
+      json_object_set_object_member (root, "skele", skele);
+    }
+
+  return root;
+}
+
+/**
+ * sk_project_to_json:
+ * @self: a #SkProject
+ *
+ * Returns: (transfer full): the workflow in its canonical form
+ */
+JsonObject *
+sk_project_to_json (SkProject *self)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  return project_to_json (self, TRUE);
+}
+
+/*
+ * Returns what sk_project_to_json() writes besides "nodes": the process's
+ * name and description, the "skele" settings and the members this program
+ * does not know. It costs nothing per node.
+ */
+JsonObject *
+_sk_project_header_to_json (SkProject *self)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  return project_to_json (self, FALSE);
+}
+
+/*
+ * Applies @header, as _sk_project_header_to_json() returns it, and leaves
+ * the nodes alone. Undo uses it to put back the process's settings.
+ */
+void
+_sk_project_apply_header_json (SkProject  *self,
+                               JsonObject *header)
+{
+  g_autoptr(GList) members = NULL;
+  g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(JsonObject) skele_extra = NULL;
+  g_autofree char *python = NULL;
+  gboolean changed;
+
+  g_return_if_fail (SK_IS_PROJECT (self));
+  g_return_if_fail (header != NULL);
+
+  extra = json_object_new ();
+  skele_extra = json_object_new ();
+
+  members = json_object_get_members (header);
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      const char *member = l->data;
+      JsonNode *value = json_object_get_member (header, member);
+
+      if (g_str_equal (member, "process_name") ||
+          g_str_equal (member, "process_description") ||
+          g_str_equal (member, "nodes"))
+        continue;
+
+      if (g_str_equal (member, "skele") && JSON_NODE_HOLDS_OBJECT (value))
+        {
+          JsonObject *skele = json_node_get_object (value);
+          g_autoptr(GList) skele_members = json_object_get_members (skele);
+          const char *python_text = read_text_member (skele, "python", NULL);
+
+          for (const GList *s = skele_members; s != NULL; s = s->next)
+            {
+              if (g_str_equal (s->data, "python") && python_text[0] != '\0')
+                {
+                  python = g_strdup (python_text);
+                  continue;
+                }
+
+              json_object_set_member (skele_extra, s->data,
+                                      json_node_copy (json_object_get_member (skele, s->data)));
+            }
+          continue;
+        }
+
+      json_object_set_member (extra, member, json_node_copy (value));
+    }
+
+  changed = (g_strcmp0 (python, self->python) != 0 ||
+             !json_object_equal (extra, self->extra) ||
+             !json_object_equal (skele_extra, self->skele_extra));
+
+  g_free (self->python);
+  self->python = g_steal_pointer (&python);
+  g_clear_pointer (&self->extra, json_object_unref);
+  self->extra = g_steal_pointer (&extra);
+  g_clear_pointer (&self->skele_extra, json_object_unref);
+  self->skele_extra = g_steal_pointer (&skele_extra);
+
+  sk_project_set_name (self, read_text_member (header, "process_name", NULL));
+  sk_project_set_description (self, read_text_member (header, "process_description", NULL));
+
+  if (changed)
+    _sk_project_set_modified (self);
+}
+
+static JsonNode *
+project_to_node (SkProject *self)
+{
+  JsonNode *root = json_node_init_object (json_node_alloc (), sk_project_to_json (self));
+
+  json_object_unref (json_node_get_object (root));
+  return root;
+}
+
+/**
+ * sk_project_to_data:
+ * @self: a #SkProject
+ * @length: (out) (optional): the length of the text
+ *
+ * Returns: (transfer full): the workflow as the text of a process.json file
+ */
+char *
+sk_project_to_data (SkProject *self,
+                    gsize     *length)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *data = NULL;
+  GString *text;
+  gsize data_length = 0;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+
+  root = project_to_node (self);
+  data = sk_json_to_data (root, TRUE, &data_length);
+
+  /* The same text as sk_json_write_atomic() writes: it ends in a newline. */
+  text = g_string_new_len (data, data_length);
+  g_string_append_c (text, '\n');
+
+  if (length != NULL)
+    *length = text->len;
+
+  return g_string_free (text, FALSE);
+}
+
+/**
+ * sk_project_save_to_folder:
+ * @self: a #SkProject
+ * @folder: the folder to write process.json into
+ * @error: return location for a #GError
+ *
+ * Writes the workflow atomically: the new text goes to a temporary file that
+ * is flushed to disk and then renamed over process.json, so an interrupted
+ * save leaves the previous file as it was.
+ *
+ * Returns: %TRUE if the workflow was saved
+ */
+gboolean
+sk_project_save_to_folder (SkProject  *self,
+                           GFile      *folder,
+                           GError    **error)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *folder_path = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (folder), FALSE);
+
+  folder_path = g_file_get_path (folder);
+  if (g_mkdir_with_parents (folder_path, 0755) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("The folder “%s” could not be created: %s"),
+                   folder_path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  file = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
+  path = g_file_get_path (file);
+  root = project_to_node (self);
+
+  if (!sk_json_write_atomic (path, root, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("The workflow could not be saved, and the previous file was kept: %s"),
+                   local_error->message);
+      return FALSE;
+    }
+
+  if (self->folder == NULL)
+    _sk_project_set_folder (self, folder);
+
+  sk_project_set_modified (self, FALSE);
+  return TRUE;
+}
+
+/**
+ * sk_project_save:
+ * @self: a #SkProject
+ * @error: return location for a #GError
+ *
+ * Saves the workflow into its folder; see sk_project_save_to_folder().
+ *
+ * Returns: %TRUE if the workflow was saved
+ */
+gboolean
+sk_project_save (SkProject  *self,
+                 GError    **error)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+
+  if (self->folder == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME,
+                   _("The workflow has no folder yet; choose one with “Save As”."));
+      return FALSE;
+    }
+
+  return sk_project_save_to_folder (self, self->folder, error);
+}
+
+/**
+ * sk_project_update_from_json:
+ * @self: a #SkProject
+ * @object: the whole workflow as JSON, as the process JSON editor shows it
+ * @error: return location for a #GError
+ *
+ * Applies an edited workflow: nodes keep their identity where their
+ * identifier is unchanged. Nothing changes when @object has errors.
+ *
+ * Returns: %TRUE if @object was applied
+ */
+gboolean
+sk_project_update_from_json (SkProject   *self,
+                             JsonObject  *object,
+                             GError     **error)
+{
+  g_autoptr(SkProject) scratch = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GPtrArray) removed = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (object != NULL, FALSE);
+
+  scratch = sk_project_new (self->folder);
+  apply_root (scratch, object, NULL);
+
+  problems = sk_project_validate (scratch);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (!problem->is_warning)
+        {
+          g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                       _("The workflow’s JSON was not applied: %s"), problem->message);
+          return FALSE;
+        }
+    }
+
+  sk_project_set_name (self, scratch->name);
+  sk_project_set_description (self, scratch->description);
+  g_free (self->python);
+  self->python = g_strdup (scratch->python);
+  g_clear_pointer (&self->extra, json_object_unref);
+  self->extra = json_object_ref (scratch->extra);
+  g_clear_pointer (&self->skele_extra, json_object_unref);
+  self->skele_extra = json_object_ref (scratch->skele_extra);
+
+  /* What the file that was loaded could not hold is not part of the edit. */
+  g_clear_pointer (&self->invalid_nodes, json_object_unref);
+  self->invalid_nodes = json_object_ref (scratch->invalid_nodes);
+  g_ptr_array_set_size (self->load_problems, 0);
+
+  removed = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (self->nodes, i);
+
+      if (sk_project_get_node (scratch, sk_node_get_id (node)) == NULL)
+        g_ptr_array_add (removed, g_object_ref (node));
+    }
+
+  for (guint i = 0; i < removed->len; i++)
+    sk_project_remove_node (self, g_ptr_array_index (removed, i));
+
+  for (guint i = 0; i < scratch->nodes->len; i++)
+    {
+      SkNode *edited = g_ptr_array_index (scratch->nodes, i);
+      SkNode *node = sk_project_get_node (self, sk_node_get_id (edited));
+      g_autoptr(JsonObject) json = sk_node_to_json (edited);
+
+      if (node != NULL)
+        _sk_node_load_json (node, json, NULL);
+      else
+        sk_project_add_node (self, edited, NULL);
+    }
+
+  _sk_project_set_modified (self);
+  return TRUE;
+}

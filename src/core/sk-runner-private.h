@@ -1,0 +1,55 @@
+/* sk-runner-private.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "sk-runner.h"
+
+G_BEGIN_DECLS
+
+struct _SkRunner
+{
+  GObject  parent_instance;
+
+  char    *python;
+  double   timeout;
+  guint64  log_limit;
+  guint    jobs;
+
+  SkLlmClient *agent;
+  guint    repair_attempts;
+  guint    agent_max_steps;
+  guint    require_sandbox : 1;
+  guint    review_commands : 1;
+  guint    allow_network : 1;
+
+  guint    in_memory : 1;
+  guint    force : 1;
+  guint    save_results : 1;
+};
+
+/* sk-runner.c */
+char *_sk_runner_find_python             (SkRunner      *self,
+                                          SkProject     *project,
+                                          GError       **error);
+void  _sk_runner_emit_node_state_changed (SkRunner      *self,
+                                          SkNode        *node,
+                                          SkNodeState    state);
+void  _sk_runner_emit_agent_progress     (SkRunner      *self,
+                                          SkNode        *node,
+                                          const char    *message);
+
+/* sk-runner-run.c */
+void  _sk_runner_run_start               (SkRunner      *self,
+                                          SkProject     *project,
+                                          GPtrArray     *nodes,
+                                          gboolean       generate_only,
+                                          GCancellable  *cancellable,
+                                          GTask         *task);
+void  _sk_runner_run_get_stats           (GTask         *task,
+                                          SkRunStats    *stats);
+
+G_END_DECLS

@@ -1,0 +1,1058 @@
+/* sk-runner-run.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-runner"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+#include <json-glib/json-glib.h>
+
+#include "sk-agent.h"
+#include "sk-harness.h"
+#include "sk-json.h"
+#include "sk-run-record.h"
+#include "sk-runner-private.h"
+#include "sk-step-folder.h"
+
+/* One run in progress: it schedules the nodes, lets the coding agent write
+ * and repair their scripts, and turns what the harness reports into the
+ * nodes' states. What a run leaves on disk is sk-run-record's; starting
+ * Python and talking to it is sk-harness's; SkRunner's own file holds the
+ * object and its API.
+ */
+
+#define WORKER_GRACE_SECONDS 3
+
+typedef struct _Run Run;
+typedef struct _NodeRun NodeRun;
+
+struct _NodeRun
+{
+  Run             *run;
+  SkNode          *node;
+  char            *folder_path;
+  char            *fingerprint;
+  GPtrArray       *successors;
+  GHashTable      *snapshot;
+  SkHarnessLaunch *launch;
+  JsonObject      *result;
+  char            *stderr_tail;
+  gint64           started;
+  guint            timeout_id;
+  guint            pending_priors;
+  SkNodeState      final_state;
+
+  /* The coding agent at work on the node, and the failure it repairs. */
+  SkAgent         *agent;
+  guint            repairs;
+  char            *failure_text;
+  char            *failure_detail;
+
+  guint            selected : 1;
+  guint            started_running : 1;
+  guint            timed_out : 1;
+  guint            finished : 1;
+  guint            code_changed : 1;
+  guint            upstream_changed : 1;
+};
+
+struct _Run
+{
+  SkRunner     *runner;
+  SkProject    *project;
+  GTask        *task;
+  GCancellable *cancellable;
+  GHashTable   *node_runs;
+  GPtrArray    *order;
+  GQueue        ready;
+  char         *python;
+  char         *harness;
+  SkRunStats    stats;
+  gint64        started;
+  gulong        cancelled_id;
+  guint         running;
+  guint         remaining;
+  guint         jobs;
+
+  /* The in-memory worker and the node it is running. */
+  SkHarnessWorker *worker;
+  NodeRun         *worker_node;
+  guint            worker_kill_id;
+  char            *worker_failure;
+
+  guint         in_memory : 1;
+  guint         force : 1;
+  guint         completing : 1;
+  guint         generate_only : 1;
+};
+
+static void schedule (Run *run);
+static void finish_node (NodeRun *node_run);
+static gboolean start_node (NodeRun *node_run);
+static void start_agent (NodeRun    *node_run,
+                         const char *traceback,
+                         const char *stderr_tail);
+
+static void
+set_state (Run         *run,
+           SkNode      *node,
+           SkNodeState  state)
+{
+  sk_node_set_state (node, state);
+  _sk_runner_emit_node_state_changed (run->runner, node, state);
+}
+
+/* Clears what one run of the node's script left: its process, logs and
+ * result. */
+static void
+node_run_clear_process (NodeRun *node_run)
+{
+  g_clear_handle_id (&node_run->timeout_id, g_source_remove);
+  g_clear_object (&node_run->launch);
+  g_clear_pointer (&node_run->snapshot, g_hash_table_unref);
+  g_clear_pointer (&node_run->result, json_object_unref);
+  g_clear_pointer (&node_run->stderr_tail, g_free);
+}
+
+static void
+node_run_free (NodeRun *node_run)
+{
+  node_run_clear_process (node_run);
+  g_clear_object (&node_run->node);
+  g_clear_pointer (&node_run->folder_path, g_free);
+  g_clear_pointer (&node_run->fingerprint, g_free);
+  g_clear_pointer (&node_run->successors, g_ptr_array_unref);
+  if (node_run->agent != NULL)
+    g_signal_handlers_disconnect_by_data (node_run->agent, node_run);
+  g_clear_object (&node_run->agent);
+  g_clear_pointer (&node_run->failure_text, g_free);
+  g_clear_pointer (&node_run->failure_detail, g_free);
+  g_free (node_run);
+}
+
+static void
+run_free (Run *run)
+{
+  g_clear_handle_id (&run->worker_kill_id, g_source_remove);
+  if (run->cancelled_id != 0)
+    g_cancellable_disconnect (run->cancellable, run->cancelled_id);
+  g_queue_clear (&run->ready);
+  g_clear_pointer (&run->node_runs, g_hash_table_unref);
+  g_clear_pointer (&run->order, g_ptr_array_unref);
+  g_clear_object (&run->worker);
+  g_clear_object (&run->cancellable);
+  g_clear_object (&run->project);
+  g_clear_object (&run->runner);
+  g_clear_pointer (&run->python, g_free);
+  g_clear_pointer (&run->harness, g_free);
+  g_clear_pointer (&run->worker_failure, g_free);
+  g_free (run);
+}
+
+/* Finishing a node ------------------------------------------------------- */
+
+static const char *
+state_status (SkNodeState state)
+{
+  switch (state)
+    {
+    case SK_NODE_STATE_SUCCEEDED: return "success";
+    case SK_NODE_STATE_SKIPPED: return "skipped";
+    case SK_NODE_STATE_CANCELLED: return "cancelled";
+    default: return "failed";
+    }
+}
+
+static char *
+compose_detail (const char *traceback,
+                const char *stderr_tail)
+{
+  GString *detail = g_string_new (NULL);
+
+  if (traceback != NULL && traceback[0] != '\0')
+    g_string_append (detail, traceback);
+
+  if (stderr_tail != NULL && stderr_tail[0] != '\0')
+    {
+      if (detail->len > 0)
+        g_string_append (detail, "\n");
+      g_string_append (detail, _("End of the error output:"));
+      g_string_append_c (detail, '\n');
+      g_string_append (detail, stderr_tail);
+    }
+
+  if (detail->len == 0)
+    {
+      g_string_free (detail, TRUE);
+      return NULL;
+    }
+
+  if (!g_utf8_validate (detail->str, detail->len, NULL))
+    {
+      char *valid = g_utf8_make_valid (detail->str, detail->len);
+
+      g_string_free (detail, TRUE);
+      return valid;
+    }
+
+  return g_string_free (detail, FALSE);
+}
+
+static void
+write_record (NodeRun    *node_run,
+              const char *status,
+              const char *error_text,
+              const char *detail)
+{
+  SkRunRecord record = {
+    .status = status,
+    .fingerprint = node_run->fingerprint,
+    .in_memory = node_run->run->in_memory,
+    .seconds = (g_get_monotonic_time () - node_run->started) / (double) G_USEC_PER_SEC,
+    .error = error_text,
+    .detail = detail,
+    .output_keys = sk_json_get_member (node_run->result, "output_keys"),
+  };
+
+  /* The record is bookkeeping: one that could not be written only means
+   * the node runs again. */
+  sk_run_record_write (node_run->folder_path, node_run->node, &record, NULL);
+}
+
+static void
+complete_node (NodeRun     *node_run,
+               SkNodeState  state,
+               const char  *error_text,
+               const char  *detail)
+{
+  Run *run = node_run->run;
+  const char *key = sk_node_get_key (node_run->node);
+
+  g_assert (!node_run->finished);
+
+  node_run->finished = TRUE;
+  node_run->final_state = state;
+
+  if (node_run->started_running)
+    {
+      g_auto(GStrv) files = NULL;
+      g_autofree char *summary = NULL;
+
+      files = sk_run_record_changed_files (node_run->folder_path, key,
+                                           sk_node_get_input_files (node_run->node),
+                                           node_run->snapshot);
+      summary = sk_run_record_read_summary (node_run->folder_path, key, node_run->snapshot);
+
+      sk_node_set_output_text (node_run->node, summary != NULL ? summary : "");
+      sk_node_set_output_files (node_run->node, (const char * const *) files);
+      write_record (node_run, state_status (state), error_text, detail);
+    }
+  else if (state == SK_NODE_STATE_FAILED)
+    {
+      /* An earlier successful record would let successors read a pickle
+       * that no longer matches this node.
+       */
+      write_record (node_run, state_status (state), error_text, detail);
+    }
+
+  sk_node_set_error (node_run->node, error_text, detail);
+
+  switch (state)
+    {
+    case SK_NODE_STATE_SUCCEEDED: run->stats.succeeded++; break;
+    case SK_NODE_STATE_SKIPPED: run->stats.skipped++; break;
+    case SK_NODE_STATE_UP_TO_DATE: run->stats.up_to_date++; break;
+    case SK_NODE_STATE_CANCELLED: run->stats.cancelled++; break;
+    default: run->stats.failed++; break;
+    }
+
+  /* Writing code runs nothing: a node keeps showing whether it ran. */
+  if (!run->generate_only)
+    set_state (run, node_run->node, state);
+  else if (state == SK_NODE_STATE_SUCCEEDED)
+    set_state (run, node_run->node, SK_NODE_STATE_IDLE);
+  else if (state != SK_NODE_STATE_UP_TO_DATE)
+    set_state (run, node_run->node, state);
+
+  for (guint i = 0; i < node_run->successors->len; i++)
+    {
+      NodeRun *next = g_ptr_array_index (node_run->successors, i);
+
+      if (node_run->code_changed || node_run->upstream_changed)
+        next->upstream_changed = TRUE;
+
+      g_assert (next->pending_priors > 0);
+      if (--next->pending_priors == 0)
+        g_queue_push_tail (&run->ready, next);
+    }
+
+  g_assert (run->remaining > 0);
+  run->remaining--;
+}
+
+/* The coding agent ---------------------------------------------------- */
+
+static void
+agent_progress_cb (SkAgent    *agent,
+                   const char *message,
+                   NodeRun    *node_run)
+{
+  _sk_runner_emit_agent_progress (node_run->run->runner, node_run->node, message);
+}
+
+static void
+agent_done_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  NodeRun *node_run = user_data;
+  Run *run = node_run->run;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *summary = NULL;
+
+  summary = sk_agent_run_finish (SK_AGENT (object), result, &error);
+  g_signal_handlers_disconnect_by_data (object, node_run);
+  g_clear_object (&node_run->agent);
+  run->running--;
+
+  if (summary == NULL)
+    {
+      g_autofree char *message = NULL;
+      SkNodeState state = SK_NODE_STATE_FAILED;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          state = SK_NODE_STATE_CANCELLED;
+          message = g_strdup (_("The run was stopped while the coding agent was at work."));
+        }
+      else if (node_run->failure_text != NULL)
+        message = g_strdup_printf (_("%s The coding agent could not repair it: %s"),
+                                   node_run->failure_text, error->message);
+      else
+        message = g_strdup_printf (_("The coding agent could not write this step’s code: %s"),
+                                   error->message);
+
+      complete_node (node_run, state, message, node_run->failure_detail);
+      schedule (run);
+      return;
+    }
+
+  _sk_runner_emit_agent_progress (run->runner, node_run->node, summary);
+
+  node_run->code_changed = TRUE;
+  g_free (node_run->fingerprint);
+  node_run->fingerprint = sk_runner_fingerprint (run->runner, run->project, node_run->node);
+
+  if (run->generate_only)
+    complete_node (node_run, SK_NODE_STATE_SUCCEEDED, NULL, NULL);
+  else
+    start_node (node_run);
+
+  schedule (run);
+}
+
+static void
+start_agent (NodeRun    *node_run,
+             const char *traceback,
+             const char *stderr_tail)
+{
+  Run *run = node_run->run;
+  SkRunner *self = run->runner;
+  g_autoptr(SkAgent) agent = sk_agent_new (self->agent, run->project, node_run->node);
+
+  sk_agent_set_python (agent, run->python);
+  sk_agent_set_max_steps (agent, self->agent_max_steps);
+  sk_agent_set_sandbox (agent, SK_SANDBOX_AUTO, !self->require_sandbox, self->allow_network);
+  if (self->review_commands)
+    sk_agent_set_reviewer (agent, self->agent);
+  if (node_run->repairs > 0)
+    sk_agent_set_failure (agent, node_run->failure_text, traceback, stderr_tail,
+                          node_run->repairs, self->repair_attempts);
+
+  node_run->agent = g_object_ref (agent);
+  g_signal_connect (agent, "progress", G_CALLBACK (agent_progress_cb), node_run);
+
+  run->running++;
+  sk_node_set_error (node_run->node, NULL, NULL);
+  set_state (run, node_run->node, SK_NODE_STATE_WRITING_CODE);
+  sk_agent_run_async (agent, run->cancellable, agent_done_cb, node_run);
+}
+
+/* Clears what the failed run of @node_run left, and lets the agent repair
+ * the script; the slot of the run stays taken.
+ */
+static void
+start_repair (NodeRun    *node_run,
+              const char *traceback_text,
+              const char *stderr_tail)
+{
+  Run *run = node_run->run;
+  /* The traceback lives in the result that is cleared below. */
+  g_autofree char *traceback = g_strdup (traceback_text);
+
+  node_run_clear_process (node_run);
+  node_run->started_running = FALSE;
+  node_run->timed_out = FALSE;
+
+  run->running--;
+  start_agent (node_run, traceback, stderr_tail);
+}
+
+/* Turns the harness's report, or its absence, into the node's state. */
+static void
+finish_node (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  g_autofree char *error_text = NULL;
+  g_autofree char *detail = NULL;
+  const char *status = sk_json_get_string (node_run->result, "status");
+  const char *traceback = sk_json_get_string (node_run->result, "traceback");
+  SkNodeState state;
+
+  g_clear_handle_id (&node_run->timeout_id, g_source_remove);
+
+  if (node_run->timed_out)
+    {
+      state = SK_NODE_STATE_FAILED;
+      error_text = g_strdup_printf (_("The step took longer than %g seconds and was stopped."),
+                                    sk_runner_get_timeout (run->runner));
+    }
+  else if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      state = SK_NODE_STATE_CANCELLED;
+      error_text = g_strdup (_("The run was stopped before this step finished."));
+    }
+  else if (g_strcmp0 (status, "success") == 0)
+    {
+      state = SK_NODE_STATE_SUCCEEDED;
+    }
+  else if (g_strcmp0 (status, "skipped") == 0)
+    {
+      state = SK_NODE_STATE_SKIPPED;
+    }
+  else if (status != NULL)
+    {
+      const char *message = sk_json_get_string (node_run->result, "error");
+
+      state = SK_NODE_STATE_FAILED;
+      error_text = g_strdup (message != NULL ? message : _("The step failed."));
+    }
+  else if (run->in_memory && run->worker_failure != NULL)
+    {
+      state = SK_NODE_STATE_FAILED;
+      error_text = g_strdup (run->worker_failure);
+    }
+  else
+    {
+      state = SK_NODE_STATE_FAILED;
+      if (node_run->launch != NULL)
+        error_text = sk_harness_launch_describe_end (node_run->launch);
+      else
+        error_text = g_strdup (_("The step ended without reporting a result."));
+    }
+
+  if (state == SK_NODE_STATE_FAILED)
+    detail = compose_detail (traceback, node_run->stderr_tail);
+
+  if (state == SK_NODE_STATE_FAILED && run->runner->agent != NULL &&
+      node_run->repairs < run->runner->repair_attempts &&
+      !g_cancellable_is_cancelled (run->cancellable))
+    {
+      g_autofree char *stderr_tail = NULL;
+
+      if (node_run->stderr_tail != NULL && node_run->stderr_tail[0] != '\0')
+        stderr_tail = g_utf8_make_valid (node_run->stderr_tail, -1);
+
+      /* The repaired script runs again in the same slot. */
+      node_run->repairs++;
+      g_free (node_run->failure_text);
+      node_run->failure_text = g_strdup (error_text);
+      g_free (node_run->failure_detail);
+      node_run->failure_detail = g_strdup (detail);
+      start_repair (node_run, traceback, stderr_tail);
+      return;
+    }
+
+  run->running--;
+  complete_node (node_run, state, error_text, detail);
+  schedule (run);
+}
+
+/* Starting a node -------------------------------------------------------- */
+
+/* Tells the harness where each prior's outputs are. */
+static SkHarnessSpec *
+build_spec (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  g_autoptr(GPtrArray) priors = sk_project_get_prior_nodes (run->project, node_run->node);
+  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  SkHarnessSpec *spec;
+
+  spec = sk_harness_spec_new (workflow_path, node_run->folder_path,
+                              sk_node_get_key (node_run->node),
+                              sk_runner_get_log_limit (run->runner));
+
+  for (guint i = 0; i < priors->len; i++)
+    {
+      SkNode *prior = g_ptr_array_index (priors, i);
+      NodeRun *prior_run = g_hash_table_lookup (run->node_runs, prior);
+      SkHarnessPrior source = SK_HARNESS_PRIOR_NONE;
+
+      /* A prior that did not complete in this run reaches the node as {},
+       * even when an older pickle of it exists.
+       */
+      if (prior_run != NULL && prior_run->selected)
+        {
+          if (prior_run->final_state == SK_NODE_STATE_SUCCEEDED)
+            source = run->in_memory ? SK_HARNESS_PRIOR_MEMORY : SK_HARNESS_PRIOR_FILE;
+          else if (prior_run->final_state == SK_NODE_STATE_UP_TO_DATE)
+            source = SK_HARNESS_PRIOR_FILE;
+        }
+      else
+        {
+          g_autoptr(GFile) folder = sk_project_get_node_folder (run->project, prior);
+          g_autofree char *folder_path = folder != NULL ? g_file_get_path (folder) : NULL;
+          g_autoptr(JsonObject) record = NULL;
+
+          if (folder_path != NULL)
+            record = sk_run_record_read (folder_path, sk_node_get_key (prior));
+          if (folder_path != NULL &&
+              sk_run_record_is_usable (record, folder_path, sk_node_get_key (prior), NULL))
+            source = SK_HARNESS_PRIOR_FILE;
+        }
+
+      sk_harness_spec_add_prior (spec, sk_node_get_key (prior), source);
+    }
+
+  return spec;
+}
+
+static void
+launch_done_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  SkHarnessLaunch *launch = SK_HARNESS_LAUNCH (object);
+  NodeRun *node_run = user_data;
+
+  /* A stopped launch is done all the same; finish_node() tells the stop. */
+  sk_harness_launch_wait_finish (launch, result, NULL);
+
+  if (node_run->finished)
+    return;
+
+  node_run->result = sk_harness_launch_get_report (launch);
+  node_run->stderr_tail = sk_harness_launch_get_stderr_tail (launch);
+  finish_node (node_run);
+}
+
+static gboolean
+start_isolated (NodeRun  *node_run,
+                GError  **error)
+{
+  Run *run = node_run->run;
+  g_autoptr(SkHarnessSpec) spec = build_spec (node_run);
+
+  node_run->launch = sk_harness_launch_spawn (run->python, run->harness, spec, error);
+  if (node_run->launch == NULL)
+    return FALSE;
+
+  sk_harness_launch_wait_async (node_run->launch, run->cancellable, launch_done_cb, node_run);
+  return TRUE;
+}
+
+static void
+worker_fail (Run        *run,
+             const char *message)
+{
+  if (run->worker_failure == NULL)
+    run->worker_failure = g_strdup (message);
+
+  sk_harness_worker_kill (run->worker);
+}
+
+static void
+worker_reply_cb (SkHarnessWorker *worker,
+                 JsonObject      *reply,
+                 gpointer         user_data)
+{
+  Run *run = user_data;
+  NodeRun *node_run = run->worker_node;
+  g_autofree char *stderr_path = NULL;
+
+  g_clear_handle_id (&run->worker_kill_id, g_source_remove);
+
+  /* The worker died: whatever it held in memory is gone. */
+  if (reply == NULL)
+    worker_fail (run, _("The Python worker of the in-memory mode stopped unexpectedly."));
+
+  if (node_run == NULL)
+    return;
+
+  run->worker_node = NULL;
+  if (reply != NULL)
+    node_run->result = json_object_ref (reply);
+
+  stderr_path = sk_step_folder_build_path (node_run->folder_path, sk_node_get_key (node_run->node),
+                                           SK_STEP_FILE_STDERR);
+  node_run->stderr_tail = sk_harness_read_tail (stderr_path);
+  finish_node (node_run);
+}
+
+/* Node code that ignores KeyboardInterrupt, or is stuck outside Python, has
+ * to be stopped with the worker; the outputs the worker held are lost.
+ */
+static gboolean
+worker_kill_cb (gpointer user_data)
+{
+  Run *run = user_data;
+
+  run->worker_kill_id = 0;
+  worker_fail (run, _("A step did not stop when its time was up, so the in-memory worker was "
+                      "stopped; the steps after it could not run."));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+start_in_memory (NodeRun  *node_run,
+                 GError  **error)
+{
+  Run *run = node_run->run;
+  g_autoptr(SkHarnessSpec) spec = NULL;
+
+  if (run->worker_failure != NULL)
+    {
+      g_set_error_literal (error, SK_RUNNER_ERROR, SK_RUNNER_ERROR_WORKER, run->worker_failure);
+      return FALSE;
+    }
+
+  if (run->worker == NULL)
+    {
+      run->worker = sk_harness_worker_spawn (run->python, run->harness,
+                                             sk_project_get_folder (run->project),
+                                             worker_reply_cb, run, error);
+      if (run->worker == NULL)
+        return FALSE;
+    }
+
+  spec = build_spec (node_run);
+  run->worker_node = node_run;
+
+  if (!sk_harness_worker_send (run->worker, spec, error))
+    {
+      run->worker_node = NULL;
+      worker_fail (run, _("The Python worker of the in-memory mode stopped unexpectedly."));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+node_timeout_cb (gpointer user_data)
+{
+  NodeRun *node_run = user_data;
+  Run *run = node_run->run;
+
+  node_run->timeout_id = 0;
+  node_run->timed_out = TRUE;
+
+  if (run->in_memory)
+    {
+      /* The harness turns the interruption into KeyboardInterrupt inside
+       * the node's code, which keeps the worker and the outputs it holds
+       * alive.
+       */
+      sk_harness_worker_interrupt (run->worker);
+      if (run->worker_kill_id == 0)
+        run->worker_kill_id = g_timeout_add_seconds (WORKER_GRACE_SECONDS, worker_kill_cb, run);
+    }
+  else
+    {
+      sk_harness_launch_kill (node_run->launch);
+    }
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Scheduling ------------------------------------------------------------- */
+
+static gboolean
+start_node (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  g_autoptr(GFile) script = sk_project_get_node_script (run->project, node_run->node);
+  g_autoptr(JsonObject) record = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *key = sk_node_get_key (node_run->node);
+  double milliseconds;
+  gboolean started;
+
+  node_run->started = g_get_monotonic_time ();
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      complete_node (node_run, SK_NODE_STATE_CANCELLED,
+                     _("The run was stopped before this step started."), NULL);
+      return FALSE;
+    }
+
+  if (run->in_memory && run->worker_failure != NULL)
+    {
+      complete_node (node_run, SK_NODE_STATE_CANCELLED, run->worker_failure, NULL);
+      return FALSE;
+    }
+
+  if (run->generate_only)
+    {
+      if (run->runner->agent != NULL && script != NULL && !g_file_query_exists (script, NULL))
+        {
+          start_agent (node_run, NULL, NULL);
+          return TRUE;
+        }
+      complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
+      return FALSE;
+    }
+
+  if (script != NULL && !g_file_query_exists (script, NULL) && run->runner->agent != NULL &&
+      !node_run->code_changed)
+    {
+      start_agent (node_run, NULL, NULL);
+      return TRUE;
+    }
+
+  if (script == NULL || !g_file_query_exists (script, NULL))
+    {
+      g_autofree char *relative = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
+      g_autofree char *message = NULL;
+
+      message = g_strdup_printf (_("This step has no code yet: %s/%s does not exist."),
+                                 key, relative);
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      return FALSE;
+    }
+
+  record = sk_run_record_read (node_run->folder_path, key);
+  if (!run->force && !node_run->upstream_changed &&
+      sk_run_record_is_usable (record, node_run->folder_path, key, node_run->fingerprint))
+    {
+      sk_run_record_restore_outputs (record, node_run->node);
+      complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
+      return FALSE;
+    }
+
+  node_run->snapshot = sk_run_record_snapshot_folder (node_run->folder_path);
+  node_run->started_running = TRUE;
+
+  sk_node_set_error (node_run->node, NULL, NULL);
+  set_state (run, node_run->node, SK_NODE_STATE_RUNNING);
+  run->running++;
+
+  if (run->in_memory)
+    started = start_in_memory (node_run, &error);
+  else
+    started = start_isolated (node_run, &error);
+
+  if (!started)
+    {
+      g_autofree char *message = g_strdup_printf (_("Python could not be started: %s"),
+                                                  error->message);
+
+      run->running--;
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      return FALSE;
+    }
+
+  /* GLib counts the delay in milliseconds in a guint, about 49 days; a
+   * longer limit, infinity included, is no limit in practice, and converting
+   * it would overflow into a tiny one.
+   */
+  milliseconds = sk_runner_get_timeout (run->runner) * 1000;
+  if (milliseconds > 0 && milliseconds < G_MAXUINT)
+    node_run->timeout_id = g_timeout_add ((guint) milliseconds, node_timeout_cb, node_run);
+
+  return TRUE;
+}
+
+/* The results go into process.json at the end of a run, unless
+ * #SkRunner:save-results is unset. This is to move to SkWorkspace, which
+ * owns the open workflow; it is kept in this one function until then.
+ */
+static gboolean
+save_results_into_workflow (Run     *run,
+                            GError **error)
+{
+  g_autoptr(GError) save_error = NULL;
+
+  if (!run->runner->save_results || !sk_project_get_modified (run->project))
+    return TRUE;
+
+  if (!sk_project_save (run->project, &save_error))
+    {
+      g_set_error (error, SK_RUNNER_ERROR, SK_RUNNER_ERROR_SAVE,
+                   _("The run finished, but its results could not be written into the "
+                     "workflow: %s"), save_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+return_run (GTask *task)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!save_results_into_workflow (run, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else if (g_cancellable_is_cancelled (run->cancellable))
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The run was stopped."));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+worker_closed_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+
+  sk_harness_worker_close_finish (SK_HARNESS_WORKER (object), result, NULL);
+  return_run (task);
+}
+
+static void
+complete_run (Run *run)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+
+  run->completing = TRUE;
+  run->stats.seconds = (g_get_monotonic_time () - run->started) / (double) G_USEC_PER_SEC;
+
+  /* Wait for the worker, so that no process outlives the run. */
+  if (run->worker != NULL)
+    {
+      sk_harness_worker_close_async (run->worker, worker_closed_cb, g_steal_pointer (&task));
+      return;
+    }
+
+  return_run (task);
+}
+
+static void
+schedule (Run *run)
+{
+  if (run->completing)
+    return;
+
+  for (;;)
+    {
+      NodeRun *node_run;
+
+      /* The in-memory worker runs one node at a time. */
+      if (run->running >= (run->in_memory ? 1 : run->jobs))
+        break;
+
+      node_run = g_queue_pop_head (&run->ready);
+      if (node_run == NULL)
+        break;
+
+      start_node (node_run);
+    }
+
+  if (run->remaining == 0 && run->running == 0)
+    complete_run (run);
+}
+
+/* Called from the thread that cancelled; signals are safe to send from any
+ * thread, and the worker's exit comes back on the main context. Each
+ * launch in isolated mode watches the cancellable itself.
+ */
+static void
+cancelled_cb (GCancellable *cancellable,
+              Run          *run)
+{
+  if (run->worker != NULL)
+    sk_harness_worker_kill (run->worker);
+}
+
+/* Starting a run -------------------------------------------------------- */
+
+static void
+fingerprints_ready_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(SkFingerprints) fingerprints = sk_fingerprints_compute_finish (result, NULL);
+
+  for (guint i = 0; i < run->order->len; i++)
+    {
+      NodeRun *node_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (run->order, i));
+
+      if (node_run == NULL)
+        continue;
+
+      node_run->fingerprint = g_strdup (sk_fingerprints_get (fingerprints, i));
+      if (node_run->pending_priors == 0)
+        g_queue_push_tail (&run->ready, node_run);
+    }
+
+  schedule (run);
+}
+
+/**
+ * _sk_runner_run_start:
+ * @self: the runner
+ * @project: a valid workflow with a folder
+ * @nodes: (nullable): the nodes to run, as for sk_runner_run_async()
+ * @generate_only: whether only the coding agent works, running nothing
+ * @cancellable: (nullable): stops the run
+ * @task: (transfer full): the task to return when the run is over
+ *
+ * Prepares a run of @project and starts it once the fingerprints are
+ * computed. The run keeps its data in @task.
+ */
+void
+_sk_runner_run_start (SkRunner     *self,
+                      SkProject    *project,
+                      GPtrArray    *nodes,
+                      gboolean      generate_only,
+                      GCancellable *cancellable,
+                      GTask        *task)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) selection = NULL;
+  g_autoptr(GHashTable) selected = NULL;
+  Run *run;
+
+  run = g_new0 (Run, 1);
+  run->generate_only = !!generate_only;
+  run->runner = g_object_ref (self);
+  run->project = g_object_ref (project);
+  run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : g_cancellable_new ();
+  run->node_runs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) node_run_free);
+  run->started = g_get_monotonic_time ();
+  run->in_memory = self->in_memory;
+  run->force = self->force;
+  run->jobs = self->jobs > 0 ? self->jobs : MAX (1, g_get_num_processors ());
+  g_queue_init (&run->ready);
+  g_task_set_task_data (task, run, (GDestroyNotify) run_free);
+
+  if ((run->python = _sk_runner_find_python (self, project, &error)) == NULL ||
+      (run->harness = sk_harness_get_path (&error)) == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+
+  run->order = sk_project_topological_order (project, &error);
+  if (run->order == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+
+  if (nodes != NULL)
+    selection = g_ptr_array_ref (nodes);
+  else if (generate_only)
+    selection = g_ptr_array_ref (run->order);
+  else
+    selection = sk_project_select_nodes (project, NULL, NULL, NULL, NULL);
+
+  selected = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < selection->len; i++)
+    g_hash_table_add (selected, g_ptr_array_index (selection, i));
+
+  for (guint i = 0; i < run->order->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (run->order, i);
+      g_autoptr(GFile) folder = sk_project_get_node_folder (project, node);
+      NodeRun *node_run;
+
+      if (!g_hash_table_contains (selected, node))
+        continue;
+
+      node_run = g_new0 (NodeRun, 1);
+      node_run->run = run;
+      node_run->node = g_object_ref (node);
+      node_run->folder_path = g_file_get_path (folder);
+      node_run->successors = g_ptr_array_new ();
+      node_run->selected = TRUE;
+      node_run->final_state = SK_NODE_STATE_QUEUED;
+      g_hash_table_insert (run->node_runs, node, node_run);
+      run->remaining++;
+    }
+
+  /* Link each selected node to its selected priors; the others are read
+   * from their last saved results.
+   */
+  for (guint i = 0; i < run->order->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (run->order, i);
+      NodeRun *node_run = g_hash_table_lookup (run->node_runs, node);
+      g_autoptr(GPtrArray) priors = NULL;
+
+      if (node_run == NULL)
+        continue;
+
+      priors = sk_project_get_prior_nodes (project, node);
+      for (guint j = 0; j < priors->len; j++)
+        {
+          NodeRun *prior_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (priors, j));
+
+          if (prior_run != NULL)
+            {
+              g_ptr_array_add (prior_run->successors, node_run);
+              node_run->pending_priors++;
+            }
+        }
+
+      if (generate_only)
+        {
+          g_autoptr(GFile) script = sk_project_get_node_script (project, node);
+
+          if (script != NULL && g_file_query_exists (script, NULL))
+            continue;
+        }
+
+      sk_node_set_error (node, NULL, NULL);
+      set_state (run, node, SK_NODE_STATE_QUEUED);
+    }
+
+  run->cancelled_id = g_cancellable_connect (run->cancellable, G_CALLBACK (cancelled_cb), run, NULL);
+  run->task = task;
+
+  /* Hashing scripts and input files can take a while; it happens in a
+   * thread, on a copy of what it needs, and the run goes on when it is done.
+   */
+  sk_fingerprints_compute_async (sk_fingerprints_new (project, run->order, run->python),
+                                 NULL, fingerprints_ready_cb, run);}
+
+/**
+ * _sk_runner_run_get_stats:
+ * @task: a task given to _sk_runner_run_start()
+ * @stats: (out caller-allocates): what the run did
+ */
+void
+_sk_runner_run_get_stats (GTask      *task,
+                          SkRunStats *stats)
+{
+  Run *run = g_task_get_task_data (task);
+
+  if (run != NULL)
+    *stats = run->stats;
+  else
+    memset (stats, 0, sizeof *stats);
+}

@@ -1,0 +1,19 @@
+/* sk-util.h
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* For g_ptr_array_sort() on an array of strings, which passes pointers to
+ * the elements. */
+int       sk_util_compare_strings (gconstpointer  a,
+                                   gconstpointer  b);
+GStrv     sk_util_sorted_strv     (GPtrArray     *strings);
+
+G_END_DECLS

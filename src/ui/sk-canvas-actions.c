@@ -1,0 +1,690 @@
+/* sk-canvas-actions.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-canvas"
+
+#include "config.h"
+
+#include <math.h>
+
+#include <glib/gi18n.h>
+
+#include "sk-canvas-private.h"
+#include "sk-layout.h"
+
+/* The canvas's actions and their keys, which give every mouse operation a
+ * keyboard path; the edits that actions and tools share; the popover with
+ * a step's run commands; arranging with Graphviz. */
+
+#define NODE_W SK_CANVAS_NODE_WIDTH
+#define NODE_H SK_CANVAS_NODE_HEIGHT
+#define NUDGE 16.0
+
+void
+_sk_canvas_update_actions (SkCanvas *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  gboolean has_project = self->project != NULL;
+  gboolean has_focus = self->focus != NULL;
+  gboolean has_selection = _sk_canvas_has_selection (self) || self->edge_prior != NULL;
+  gboolean has_steps = has_project && self->items->len > 0;
+
+  gtk_widget_action_set_enabled (widget, "canvas.add-step", has_project);
+  gtk_widget_action_set_enabled (widget, "canvas.delete", has_selection);
+  gtk_widget_action_set_enabled (widget, "canvas.connect", has_focus);
+  gtk_widget_action_set_enabled (widget, "canvas.toggle-run", has_selection);
+  gtk_widget_action_set_enabled (widget, "canvas.toggle-all", has_steps);
+  gtk_widget_action_set_enabled (widget, "canvas.select-all", has_steps);
+  gtk_widget_action_set_enabled (widget, "canvas.activate", has_focus);
+  gtk_widget_action_set_enabled (widget, "canvas.properties", has_focus);
+  gtk_widget_action_set_enabled (widget, "canvas.menu", has_focus);
+  gtk_widget_action_set_enabled (widget, "canvas.zoom-in", self->zoom < SK_CANVAS_MAX_ZOOM - 1e-6);
+  gtk_widget_action_set_enabled (widget, "canvas.zoom-out", self->zoom > SK_CANVAS_MIN_ZOOM + 1e-6);
+  gtk_widget_action_set_enabled (widget, "canvas.zoom-reset", fabs (self->zoom - 1.0) > 1e-6);
+  gtk_widget_action_set_enabled (widget, "canvas.zoom-fit", has_steps);
+}
+
+/* Edits */
+
+SkNode *
+_sk_canvas_add_step_at (SkCanvas *self,
+                        double    mx,
+                        double    my)
+{
+  g_autoptr(SkNode) node = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (self->project == NULL)
+    return NULL;
+
+  id = sk_project_next_node_id (self->project);
+  /* Translators: the name of a new step; a number is added to make it unique. */
+  name = sk_project_unique_name (self->project, _("step"));
+  node = sk_node_new (id, name);
+  sk_node_set_run (node, TRUE);
+  sk_node_set_position (node, mx, my);
+
+  _sk_canvas_history_begin (self, _("Add Step"));
+  if (!sk_project_add_node (self->project, node, &error))
+    {
+      _sk_canvas_history_end (self);
+      _sk_canvas_emit_message (self, error->message);
+      return NULL;
+    }
+  _sk_canvas_history_end (self);
+
+  _sk_canvas_select_only (self, node);
+  _sk_canvas_emit_node_created (self, node);
+
+  return node;
+}
+
+void
+_sk_canvas_connect_steps (SkCanvas *self,
+                          SkNode   *prior,
+                          SkNode   *node)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sk_project_can_connect (self->project, prior, node, &error))
+    {
+      _sk_canvas_emit_message (self, error->message);
+      return;
+    }
+
+  _sk_canvas_history_begin (self, _("Connect Steps"));
+  sk_node_add_prior (node, sk_node_get_id (prior));
+  _sk_canvas_history_end (self);
+
+  _sk_canvas_select_only (self, node);
+}
+
+void
+_sk_canvas_toggle_run (SkCanvas *self,
+                       SkNode   *node)
+{
+  _sk_canvas_history_begin (self, sk_node_get_run (node) ? _("Unmark Step") : _("Mark Step to Run"));
+  sk_node_set_run (node, !sk_node_get_run (node));
+  _sk_canvas_history_end (self);
+}
+
+void
+_sk_canvas_toggle_all (SkCanvas *self)
+{
+  gboolean all = TRUE;
+
+  for (guint i = 0; i < self->items->len && all; i++)
+    all = sk_node_get_run (((SkCanvasItem *) g_ptr_array_index (self->items, i))->node);
+
+  /* When every step is marked the click clears the marks, otherwise it marks
+   * them all, so two clicks always return to a uniform state. */
+  _sk_canvas_history_begin (self, all ? _("Unmark All Steps") : _("Mark All Steps to Run"));
+  for (guint i = 0; i < self->items->len; i++)
+    sk_node_set_run (((SkCanvasItem *) g_ptr_array_index (self->items, i))->node, !all);
+  _sk_canvas_history_end (self);
+}
+
+static void
+delete_selection (SkCanvas *self)
+{
+  g_autoptr(GPtrArray) doomed = NULL;
+
+  if (self->project == NULL)
+    return;
+
+  doomed = sk_canvas_get_selected_nodes (self);
+
+  if (doomed->len == 0 && self->edge_prior != NULL)
+    {
+      _sk_canvas_history_begin (self, _("Remove Connection"));
+      sk_node_remove_prior (self->edge_node, sk_node_get_id (self->edge_prior));
+      _sk_canvas_history_end (self);
+      _sk_canvas_clear_edge_selection (self);
+      _sk_canvas_selection_changed (self);
+      return;
+    }
+
+  if (doomed->len == 0)
+    return;
+
+  /* Each removal shifts the positions after it, so the steps are removed
+   * by identity, not by position. */
+  _sk_canvas_history_begin (self, doomed->len == 1 ? _("Delete Step") : _("Delete Steps"));
+  for (guint i = 0; i < doomed->len; i++)
+    sk_project_remove_node (self->project, g_ptr_array_index (doomed, i));
+  _sk_canvas_history_end (self);
+
+  _sk_canvas_clear_edge_selection (self);
+  _sk_canvas_selection_changed (self);
+}
+
+/* Popover with the step's run commands. */
+
+static void
+show_node_menu (SkCanvas *self,
+                SkNode   *node,
+                double    x,
+                double    y)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GMenu) run_section = g_menu_new ();
+  g_autoptr(GMenu) edit_section = g_menu_new ();
+  g_autoptr(GMenuItem) item = NULL;
+  const char *id = sk_node_get_id (node);
+
+  item = g_menu_item_new (_("_Run This Step"), NULL);
+  g_menu_item_set_action_and_target (item, "win.run-node", "s", id);
+  g_menu_append_item (run_section, item);
+  g_clear_object (&item);
+
+  item = g_menu_item_new (_("Run _From Here"), NULL);
+  g_menu_item_set_action_and_target (item, "win.run-from", "s", id);
+  g_menu_append_item (run_section, item);
+  g_clear_object (&item);
+
+  item = g_menu_item_new (_("Run _To Here"), NULL);
+  g_menu_item_set_action_and_target (item, "win.run-to", "s", id);
+  g_menu_append_item (run_section, item);
+  g_clear_object (&item);
+
+  g_menu_append (edit_section, sk_node_get_run (node) ? _("_Unmark") : _("_Mark to Run"), "canvas.toggle-run");
+  g_menu_append (edit_section, _("_Properties…"), "canvas.properties");
+  g_menu_append (edit_section, _("_Delete"), "canvas.delete");
+
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (run_section));
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (edit_section));
+
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->popover), G_MENU_MODEL (menu));
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->popover),
+                               &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (self->popover));
+}
+
+/* Keyboard navigation */
+
+static SkNode *
+neighbour_in_direction (SkCanvas   *self,
+                        SkNode     *from,
+                        const char *direction)
+{
+  SkCanvasItem *origin = _sk_canvas_lookup_item (self, from);
+  SkNode *best = NULL;
+  double best_score = G_MAXDOUBLE;
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+      double dx, dy, along, across;
+
+      if (item == origin)
+        continue;
+
+      dx = item->x - origin->x;
+      dy = item->y - origin->y;
+
+      if (g_str_equal (direction, "left"))
+        along = -dx, across = dy;
+      else if (g_str_equal (direction, "right"))
+        along = dx, across = dy;
+      else if (g_str_equal (direction, "up"))
+        along = -dy, across = dx;
+      else
+        along = dy, across = dx;
+
+      if (along <= 1)
+        continue;
+
+      /* Prefer steps straight ahead over steps far to the side. */
+      if (along + 2 * fabs (across) < best_score)
+        {
+          best_score = along + 2 * fabs (across);
+          best = item->node;
+        }
+    }
+
+  return best;
+}
+
+static gboolean
+move_focus (SkCanvas   *self,
+            const char *direction)
+{
+  SkNode *target = NULL;
+
+  if (self->items->len == 0)
+    return FALSE;
+
+  if (self->focus == NULL)
+    target = ((SkCanvasItem *) g_ptr_array_index (self->items, 0))->node;
+  else if (g_str_equal (direction, "next") || g_str_equal (direction, "previous"))
+    {
+      guint index = 0;
+      gboolean next = g_str_equal (direction, "next");
+
+      _sk_canvas_item_position (self, self->focus, &index);
+      if (next && index + 1 < self->items->len)
+        target = ((SkCanvasItem *) g_ptr_array_index (self->items, index + 1))->node;
+      else if (!next && index > 0)
+        target = ((SkCanvasItem *) g_ptr_array_index (self->items, index - 1))->node;
+      else
+        return FALSE;
+    }
+  else
+    target = neighbour_in_direction (self, self->focus, direction);
+
+  if (target == NULL)
+    return TRUE;
+
+  _sk_canvas_select_only (self, target);
+  _sk_canvas_scroll_to_item (self, _sk_canvas_lookup_item (self, target));
+
+  return TRUE;
+}
+
+static gboolean
+tab_cb (GtkWidget *widget,
+        GVariant  *args,
+        gpointer   user_data)
+{
+  /* Tab walks through the steps and leaves the canvas after the last one,
+   * so keyboard users can still reach the rest of the window. */
+  return move_focus (SK_CANVAS (widget), g_variant_get_string (args, NULL));
+}
+
+/* Actions */
+
+static void
+move_focus_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  move_focus (SK_CANVAS (widget), g_variant_get_string (parameter, NULL));
+}
+
+static void
+nudge_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+  const char *direction = g_variant_get_string (parameter, NULL);
+  g_autoptr(GPtrArray) nodes = sk_canvas_get_selected_nodes (self);
+  double dx = 0, dy = 0;
+
+  if (nodes->len == 0)
+    return;
+
+  if (g_str_equal (direction, "left"))
+    dx = -NUDGE;
+  else if (g_str_equal (direction, "right"))
+    dx = NUDGE;
+  else if (g_str_equal (direction, "up"))
+    dy = -NUDGE;
+  else
+    dy = NUDGE;
+
+  _sk_canvas_history_begin (self, nodes->len == 1 ? _("Move Step") : _("Move Steps"));
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      SkCanvasItem *item = _sk_canvas_lookup_item (self, g_ptr_array_index (nodes, i));
+
+      sk_node_set_position (item->node, item->x + dx, item->y + dy);
+    }
+  _sk_canvas_history_end (self);
+}
+
+static void
+add_step_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+  SkCanvasItem *focus = _sk_canvas_lookup_item (self, self->focus);
+  double mx, my;
+
+  /* A step added from the keyboard goes below the selected step, ready to
+   * be connected to it, or to the middle of the view. */
+  if (focus != NULL)
+    {
+      double x, y;
+
+      mx = focus->x;
+      my = focus->y + SK_CANVAS_GRID_DY;
+      _sk_canvas_model_to_widget (self, mx, my, &x, &y);
+      while (_sk_canvas_node_at (self, x, y) != NULL)
+        {
+          mx += SK_CANVAS_GRID_DX;
+          _sk_canvas_model_to_widget (self, mx, my, &x, &y);
+        }
+    }
+  else
+    _sk_canvas_widget_to_model (self,
+                                gtk_widget_get_width (widget) / 2.0,
+                                gtk_widget_get_height (widget) / 2.0,
+                                &mx, &my);
+
+  if (_sk_canvas_add_step_at (self, mx, my) != NULL)
+    _sk_canvas_scroll_to_item (self, _sk_canvas_lookup_item (self, self->focus));
+}
+
+static void
+delete_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  delete_selection (SK_CANVAS (widget));
+}
+
+static void
+connect_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+
+  if (self->focus != NULL)
+    _sk_canvas_connect_tool_use (self, self->focus);
+}
+
+static void
+toggle_run_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+  g_autoptr(GPtrArray) nodes = sk_canvas_get_selected_nodes (self);
+  gboolean run;
+
+  if (nodes->len == 0)
+    return;
+
+  run = !sk_node_get_run (self->focus != NULL ? self->focus : g_ptr_array_index (nodes, 0));
+  _sk_canvas_history_begin (self, run ? _("Mark Step to Run") : _("Unmark Step"));
+  for (guint i = 0; i < nodes->len; i++)
+    sk_node_set_run (g_ptr_array_index (nodes, i), run);
+  _sk_canvas_history_end (self);
+}
+
+static void
+toggle_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  _sk_canvas_toggle_all (SK_CANVAS (widget));
+}
+
+static void
+select_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  _sk_canvas_select_all (SK_CANVAS (widget));
+}
+
+static void
+escape_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+
+  if (self->connect.source != NULL)
+    _sk_canvas_connect_tool_cancel (self);
+  else
+    _sk_canvas_select_only (self, NULL);
+}
+
+static void
+activate_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+
+  if (self->focus == NULL)
+    return;
+
+  if (self->connect.source != NULL)
+    _sk_canvas_connect_tool_use (self, self->focus);
+  else
+    _sk_canvas_emit_node_activated (self, self->focus);
+}
+
+static void
+properties_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+
+  if (self->focus != NULL)
+    _sk_canvas_emit_edit_node (self, self->focus);
+}
+
+static void
+menu_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+  SkCanvasItem *item = _sk_canvas_lookup_item (self, self->focus);
+  double x, y;
+
+  if (item == NULL)
+    return;
+
+  _sk_canvas_scroll_to_item (self, item);
+  _sk_canvas_model_to_widget (self, item->x, item->y + NODE_H / 2, &x, &y);
+  show_node_menu (self, item->node, x, y);
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+  double x = gtk_widget_get_width (widget) / 2.0;
+  double y = gtk_widget_get_height (widget) / 2.0;
+
+  if (g_str_equal (action_name, "canvas.zoom-in"))
+    _sk_canvas_zoom_around (self, self->zoom * SK_CANVAS_ZOOM_STEP, x, y);
+  else if (g_str_equal (action_name, "canvas.zoom-out"))
+    _sk_canvas_zoom_around (self, self->zoom / SK_CANVAS_ZOOM_STEP, x, y);
+  else if (g_str_equal (action_name, "canvas.zoom-reset"))
+    _sk_canvas_zoom_around (self, 1.0, x, y);
+  else
+    _sk_canvas_request_fit (self);
+}
+
+/* Arrange */
+
+typedef struct
+{
+  SkCanvas *self;
+  gboolean  record;
+} ArrangeData;
+
+static void
+arrange_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  ArrangeData *data = user_data;
+  g_autoptr(SkCanvas) self = data->self;
+  g_autoptr(GHashTable) positions = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean record = data->record;
+
+  g_free (data);
+
+  positions = sk_layout_arrange_finish (SK_PROJECT (object), result, &error);
+  if (positions == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *message = g_strdup_printf (_("The workflow could not be arranged: %s"), error->message);
+
+          self->arranging = FALSE;
+          _sk_canvas_emit_message (self, message);
+        }
+      return;
+    }
+
+  self->arranging = FALSE;
+  if (SK_PROJECT (object) != self->project)
+    return;
+
+  /* If the user changed the workflow while it was being laid out (recovered
+   * unsaved changes, say), the layout is an edit like any other. */
+  if (!record &&
+      (sk_project_get_modified (self->project) ||
+       (self->history != NULL && sk_history_get_can_undo (self->history))))
+    record = TRUE;
+
+  if (record)
+    _sk_canvas_history_begin (self, _("Arrange"));
+  sk_layout_apply (self->project, positions);
+  if (record)
+    _sk_canvas_history_end (self);
+  else
+    {
+      /* Arranging a workflow that had no positions is part of opening it;
+       * it must not make the history think the user changed something. */
+      if (self->history != NULL)
+        sk_history_clear (self->history);
+      sk_project_set_modified (self->project, FALSE);
+    }
+
+  _sk_canvas_request_fit (self);
+}
+
+/* Lays the workflow out in a worker thread. @record makes the layout an
+ * undoable edit; without it, it is part of opening the workflow. */
+void
+_sk_canvas_arrange (SkCanvas *self,
+                    gboolean  record)
+{
+  ArrangeData *data;
+
+  if (self->project == NULL)
+    return;
+
+  _sk_canvas_cancel_arrange (self);
+  self->layout_cancellable = g_cancellable_new ();
+  self->arranging = TRUE;
+
+  data = g_new0 (ArrangeData, 1);
+  data->self = g_object_ref (self);
+  data->record = record;
+
+  sk_layout_arrange_async (self->project, NODE_W, NODE_H,
+                           self->layout_cancellable, arrange_cb, data);
+}
+
+void
+_sk_canvas_cancel_arrange (SkCanvas *self)
+{
+  g_cancellable_cancel (self->layout_cancellable);
+  g_clear_object (&self->layout_cancellable);
+  self->arranging = FALSE;
+}
+
+gboolean
+_sk_canvas_is_arranging (SkCanvas *self)
+{
+  return self->arranging;
+}
+
+/* Key bindings */
+
+static void
+add_direction_bindings (GtkWidgetClass  *widget_class,
+                        GdkModifierType  modifiers,
+                        const char      *action)
+{
+  static const struct {
+    guint keyval;
+    guint keypad;
+    const char *direction;
+  } keys[] = {
+    { GDK_KEY_Left, GDK_KEY_KP_Left, "left" },
+    { GDK_KEY_Right, GDK_KEY_KP_Right, "right" },
+    { GDK_KEY_Up, GDK_KEY_KP_Up, "up" },
+    { GDK_KEY_Down, GDK_KEY_KP_Down, "down" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      gtk_widget_class_add_binding_action (widget_class, keys[i].keyval, modifiers, action, "s", keys[i].direction);
+      gtk_widget_class_add_binding_action (widget_class, keys[i].keypad, modifiers, action, "s", keys[i].direction);
+    }
+}
+
+void
+_sk_canvas_class_actions_init (SkCanvasClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  gtk_widget_class_install_action (widget_class, "canvas.add-step", NULL, add_step_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Insert, 0, "canvas.add-step", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Insert, 0, "canvas.add-step", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, 0, "canvas.add-step", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.delete", NULL, delete_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "canvas.delete", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "canvas.delete", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_BackSpace, 0, "canvas.delete", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.connect", NULL, connect_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, 0, "canvas.connect", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.toggle-run", NULL, toggle_run_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "canvas.toggle-run", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.toggle-all", NULL, toggle_all_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, GDK_SHIFT_MASK, "canvas.toggle-all", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.select-all", NULL, select_all_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK, "canvas.select-all", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.escape", NULL, escape_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "canvas.escape", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.activate", NULL, activate_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, 0, "canvas.activate", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Enter, 0, "canvas.activate", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.properties", NULL, properties_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_ALT_MASK, "canvas.properties", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.menu", NULL, menu_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Menu, 0, "canvas.menu", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, "canvas.menu", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.move-focus", "s", move_focus_action);
+  add_direction_bindings (widget_class, 0, "canvas.move-focus");
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Tab, 0, tab_cb, "s", "next");
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK, tab_cb, "s", "previous");
+
+  gtk_widget_class_install_action (widget_class, "canvas.nudge", "s", nudge_action);
+  add_direction_bindings (widget_class, GDK_SHIFT_MASK, "canvas.nudge");
+
+  gtk_widget_class_install_action (widget_class, "canvas.zoom-in", NULL, zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
+  gtk_widget_class_install_action (widget_class, "canvas.zoom-out", NULL, zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "canvas.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "canvas.zoom-out", NULL);
+  gtk_widget_class_install_action (widget_class, "canvas.zoom-reset", NULL, zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "canvas.zoom-reset", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "canvas.zoom-reset", NULL);
+  gtk_widget_class_install_action (widget_class, "canvas.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "canvas.zoom-fit", NULL);
+}

@@ -1,0 +1,309 @@
+/* sk-canvas-view.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-canvas"
+
+#include "config.h"
+
+#include <math.h>
+
+#include "sk-canvas-private.h"
+
+/* The view transform, widget = model × zoom + offset, what changes it, and
+ * hit testing, which maps the pointer back through it. */
+
+#define NODE_W SK_CANVAS_NODE_WIDTH
+#define NODE_H SK_CANVAS_NODE_HEIGHT
+#define EDGE_TOLERANCE 6.0
+#define EDGE_HIT_SAMPLES 24
+
+void
+_sk_canvas_model_to_widget (SkCanvas *self,
+                            double    mx,
+                            double    my,
+                            double   *wx,
+                            double   *wy)
+{
+  *wx = mx * self->zoom + self->offset_x;
+  *wy = my * self->zoom + self->offset_y;
+}
+
+void
+_sk_canvas_widget_to_model (SkCanvas *self,
+                            double    wx,
+                            double    wy,
+                            double   *mx,
+                            double   *my)
+{
+  *mx = (wx - self->offset_x) / self->zoom;
+  *my = (wy - self->offset_y) / self->zoom;
+}
+
+void
+_sk_canvas_visible_model_rect (SkCanvas        *self,
+                               graphene_rect_t *rect)
+{
+  double x0, y0, x1, y1;
+
+  _sk_canvas_widget_to_model (self, 0, 0, &x0, &y0);
+  _sk_canvas_widget_to_model (self,
+                              gtk_widget_get_width (GTK_WIDGET (self)),
+                              gtk_widget_get_height (GTK_WIDGET (self)),
+                              &x1, &y1);
+  graphene_rect_init (rect, x0, y0, x1 - x0, y1 - y0);
+}
+
+/* Zooms keeping the model point under (@x, @y) in place. */
+void
+_sk_canvas_zoom_around (SkCanvas *self,
+                        double    zoom,
+                        double    x,
+                        double    y)
+{
+  double mx, my;
+
+  zoom = CLAMP (zoom, SK_CANVAS_MIN_ZOOM, SK_CANVAS_MAX_ZOOM);
+  self->auto_fit = FALSE;
+  if (zoom == self->zoom)
+    return;
+
+  _sk_canvas_widget_to_model (self, x, y, &mx, &my);
+  self->zoom = zoom;
+  self->offset_x = x - mx * zoom;
+  self->offset_y = y - my * zoom;
+
+  _sk_canvas_invalidate_edges (self);
+  _sk_canvas_update_actions (self);
+  _sk_canvas_notify_zoom (self);
+}
+
+/* Moves the view; the user moved it, so it no longer follows the window's
+ * size. */
+void
+_sk_canvas_pan_to (SkCanvas *self,
+                   double    offset_x,
+                   double    offset_y)
+{
+  self->auto_fit = FALSE;
+  self->offset_x = offset_x;
+  self->offset_y = offset_y;
+  _sk_canvas_invalidate_edges (self);
+}
+
+void
+_sk_canvas_fit_to_view (SkCanvas *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  double zoom;
+  const double margin = 48;
+
+  if (width <= 0 || height <= 0 || self->items->len == 0)
+    return;
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+
+      x0 = MIN (x0, item->x - NODE_W / 2);
+      y0 = MIN (y0, item->y - NODE_H / 2);
+      x1 = MAX (x1, item->x + NODE_W / 2);
+      y1 = MAX (y1, item->y + NODE_H / 2);
+    }
+
+  zoom = MIN ((width - 2 * margin) / (x1 - x0), (height - 2 * margin) / (y1 - y0));
+  zoom = CLAMP (zoom, SK_CANVAS_MIN_ZOOM, 1.0);
+  self->zoom = zoom;
+  self->offset_x = width / 2.0 - (x0 + x1) / 2 * zoom;
+  self->offset_y = height / 2.0 - (y0 + y1) / 2 * zoom;
+
+  _sk_canvas_invalidate_edges (self);
+  _sk_canvas_update_actions (self);
+  _sk_canvas_notify_zoom (self);
+}
+
+/* Fits now, or once the canvas has a size and the layout is done. */
+void
+_sk_canvas_request_fit (SkCanvas *self)
+{
+  if (gtk_widget_get_width (GTK_WIDGET (self)) > 0 && !self->arranging)
+    _sk_canvas_fit_to_view (self);
+  else
+    self->fit_pending = TRUE;
+}
+
+/* Pans the view, if needed, so that @item is fully visible. */
+void
+_sk_canvas_scroll_to_item (SkCanvas     *self,
+                           SkCanvasItem *item)
+{
+  double x0, y0, x1, y1;
+  int width, height;
+  double dx = 0, dy = 0;
+  const double margin = 24;
+
+  width = gtk_widget_get_width (GTK_WIDGET (self));
+  height = gtk_widget_get_height (GTK_WIDGET (self));
+  if (item == NULL || width <= 0 || height <= 0)
+    return;
+
+  _sk_canvas_model_to_widget (self, item->x - NODE_W / 2, item->y - NODE_H / 2, &x0, &y0);
+  _sk_canvas_model_to_widget (self, item->x + NODE_W / 2, item->y + NODE_H / 2, &x1, &y1);
+
+  if (x0 < margin)
+    dx = margin - x0;
+  else if (x1 > width - margin)
+    dx = (width - margin) - x1;
+  if (y0 < margin)
+    dy = margin - y0;
+  else if (y1 > height - margin)
+    dy = (height - margin) - y1;
+
+  if (dx != 0 || dy != 0)
+    _sk_canvas_pan_to (self, self->offset_x + dx, self->offset_y + dy);
+}
+
+/* Edge geometry, in model coordinates: a cubic Bézier curve from the bottom
+ * of @from to just above the top of @to, as p[0..7] = x0 y0 … x3 y3. */
+void
+_sk_canvas_edge_points (SkCanvasItem *from,
+                        SkCanvasItem *to,
+                        double        p[8])
+{
+  double dy;
+
+  p[0] = from->x;
+  p[1] = from->y + NODE_H / 2;
+  p[6] = to->x;
+  p[7] = to->y - NODE_H / 2 - 2;
+  dy = MAX (40.0, fabs (p[7] - p[1]) / 2);
+  p[2] = p[0];
+  p[3] = p[1] + dy;
+  p[4] = p[6];
+  p[5] = p[7] - dy;
+}
+
+/* Whether the box around the curve's control points, which holds the whole
+ * curve, meets @view. */
+gboolean
+_sk_canvas_edge_visible (const double           p[8],
+                         const graphene_rect_t *view)
+{
+  double x0 = MIN (MIN (p[0], p[2]), MIN (p[4], p[6]));
+  double x1 = MAX (MAX (p[0], p[2]), MAX (p[4], p[6]));
+  double y0 = MIN (MIN (p[1], p[3]), MIN (p[5], p[7]));
+  double y1 = MAX (MAX (p[1], p[3]), MAX (p[5], p[7]));
+  graphene_rect_t box = GRAPHENE_RECT_INIT (x0 - 10, y0 - 10, x1 - x0 + 20, y1 - y0 + 20);
+
+  return graphene_rect_intersection (&box, view, NULL);
+}
+
+void
+_sk_canvas_cubic_point (const double  p[8],
+                        double        t,
+                        double       *x,
+                        double       *y)
+{
+  double u = 1 - t;
+
+  *x = u * u * u * p[0] + 3 * u * u * t * p[2] + 3 * u * t * t * p[4] + t * t * t * p[6];
+  *y = u * u * u * p[1] + 3 * u * u * t * p[3] + 3 * u * t * t * p[5] + t * t * t * p[7];
+}
+
+/* Hit testing */
+
+SkNode *
+_sk_canvas_node_at (SkCanvas *self,
+                    double    x,
+                    double    y)
+{
+  double mx, my;
+
+  _sk_canvas_widget_to_model (self, x, y, &mx, &my);
+
+  /* The last item is drawn on top, so it is hit first. */
+  for (guint i = self->items->len; i > 0; i--)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i - 1);
+
+      if (fabs (mx - item->x) <= NODE_W / 2 && fabs (my - item->y) <= NODE_H / 2)
+        return item->node;
+    }
+
+  return NULL;
+}
+
+static double
+distance_to_segment (double px,
+                     double py,
+                     double ax,
+                     double ay,
+                     double bx,
+                     double by)
+{
+  double dx = bx - ax;
+  double dy = by - ay;
+  double length2 = dx * dx + dy * dy;
+  double t = length2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / length2 : 0;
+
+  t = CLAMP (t, 0, 1);
+
+  return hypot (px - (ax + t * dx), py - (ay + t * dy));
+}
+
+gboolean
+_sk_canvas_edge_at (SkCanvas  *self,
+                    double     x,
+                    double     y,
+                    SkNode   **prior,
+                    SkNode   **node)
+{
+  double mx, my;
+  double tolerance = EDGE_TOLERANCE / self->zoom;
+
+  _sk_canvas_widget_to_model (self, x, y, &mx, &my);
+
+  for (guint i = self->items->len; i > 0; i--)
+    {
+      SkCanvasItem *to = g_ptr_array_index (self->items, i - 1);
+      const char * const *priors = sk_node_get_priors (to->node);
+
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          double p[8];
+          double last_x, last_y;
+          graphene_rect_t near = GRAPHENE_RECT_INIT (mx - tolerance, my - tolerance, 2 * tolerance, 2 * tolerance);
+
+          if (from == NULL)
+            continue;
+          _sk_canvas_edge_points (from, to, p);
+          if (!_sk_canvas_edge_visible (p, &near))
+            continue;
+
+          last_x = p[0];
+          last_y = p[1];
+          for (int k = 1; k <= EDGE_HIT_SAMPLES; k++)
+            {
+              double bx, by;
+
+              _sk_canvas_cubic_point (p, (double) k / EDGE_HIT_SAMPLES, &bx, &by);
+
+              if (distance_to_segment (mx, my, last_x, last_y, bx, by) <= tolerance)
+                {
+                  *prior = from->node;
+                  *node = to->node;
+                  return TRUE;
+                }
+              last_x = bx;
+              last_y = by;
+            }
+        }
+    }
+
+  return FALSE;
+}

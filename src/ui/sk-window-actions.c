@@ -1,0 +1,681 @@
+/* sk-window-actions.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-window-actions"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <gtksourceview/gtksource.h>
+
+#include "sk-code-cell-private.h"
+#include "sk-llm.h"
+#include "sk-step-folder.h"
+#include "sk-window-private.h"
+
+/* Saving */
+
+static void
+save_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+
+  if (sk_window_save (self))
+    sk_window_show_toast (self, _("Saved"));
+}
+
+static void
+save_as_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  _sk_window_choose_folder (SK_WINDOW (widget), _("Save Workflow As"), _("_Save"), TRUE, _sk_window_save_as);
+}
+
+static void
+close_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  gtk_window_close (GTK_WINDOW (widget));
+}
+
+/* Undo */
+
+static gboolean
+text_widget_undo (GtkWidget *focus,
+                  gboolean   redo)
+{
+  GtkTextBuffer *buffer;
+
+  /* The code editor keeps its own undo history, because code is a file and
+   * not part of the workflow model. */
+  if (!GTK_SOURCE_IS_VIEW (focus))
+    return FALSE;
+
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (focus));
+  if (redo && gtk_text_buffer_get_can_redo (buffer))
+    gtk_text_buffer_redo (buffer);
+  else if (!redo && gtk_text_buffer_get_can_undo (buffer))
+    gtk_text_buffer_undo (buffer);
+
+  return TRUE;
+}
+
+static void
+undo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  gboolean redo = g_str_equal (action_name, "win.redo");
+
+  if (text_widget_undo (gtk_root_get_focus (GTK_ROOT (self)), redo))
+    return;
+
+  if (_sk_window_history (self) == NULL)
+    return;
+
+  if (redo)
+    sk_history_redo (_sk_window_history (self));
+  else
+    sk_history_undo (_sk_window_history (self));
+}
+
+/* Running and writing code */
+
+/**
+ * _sk_window_update_progress:
+ * @self: a #SkWindow
+ *
+ * Says in the progress bar how far the run under way is.
+ */
+void
+_sk_window_update_progress (SkWindow *self)
+{
+  GPtrArray *nodes = self->workspace != NULL ? sk_workspace_get_run_nodes (self->workspace) : NULL;
+  gboolean generating = self->workspace != NULL && sk_workspace_get_generating (self->workspace);
+  guint done = 0;
+  SkNode *running = NULL;
+  SkNode *writing = NULL;
+  g_autofree char *text = NULL;
+
+  if (nodes == NULL || nodes->len == 0)
+    return;
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      SkNode *node = g_ptr_array_index (nodes, i);
+      SkNodeState state = sk_node_get_state (node);
+      gboolean finished;
+
+      /* Writing code leaves a step as it was, not in a finished state. */
+      if (generating)
+        finished = state != SK_NODE_STATE_QUEUED && state != SK_NODE_STATE_WRITING_CODE;
+      else
+        finished = sk_node_state_is_finished (state);
+
+      if (finished)
+        done++;
+      else if (state == SK_NODE_STATE_WRITING_CODE && writing == NULL)
+        writing = node;
+      else if (state == SK_NODE_STATE_RUNNING && running == NULL)
+        running = node;
+    }
+
+  if (writing != NULL)
+    text = g_strdup_printf (_("Writing the code of “%s”… %u of %u steps done"),
+                            sk_node_get_name (writing), done, nodes->len);
+  else if (running != NULL)
+    text = g_strdup_printf (_("Running “%s” — %u of %u steps done"),
+                            sk_node_get_name (running), done, nodes->len);
+  else
+    text = g_strdup_printf (_("%u of %u steps done"), done, nodes->len);
+
+  gtk_progress_bar_set_fraction (self->progress_bar, (double) done / nodes->len);
+  gtk_progress_bar_set_text (self->progress_bar, text);
+}
+
+static void
+report_run (SkWindow          *self,
+            const SkRunReport *report,
+            gboolean           stopped)
+{
+  const SkRunStats *stats = &report->stats;
+  g_autoptr(GString) message = g_string_new (NULL);
+  guint missing = report->missing_before;
+  gboolean offer_agent = FALSE;
+
+  if (stats->cancelled > 0 || stopped)
+    g_string_append (message, _("Run stopped"));
+  else if (stats->failed > 0)
+    g_string_append (message, _("Run finished with failures"));
+  else
+    g_string_append (message, _("Run finished"));
+
+  g_string_append_printf (message, ": ");
+  g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step succeeded", "%u steps succeeded", stats->succeeded + stats->up_to_date),
+                          stats->succeeded + stats->up_to_date);
+  if (stats->failed > 0)
+    {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u failed", "%u failed", stats->failed), stats->failed);
+    }
+  if (stats->skipped > 0)
+    {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u skipped", "%u skipped", stats->skipped), stats->skipped);
+    }
+
+  if (missing > 0 && !report->had_agent)
+    {
+      g_string_append (message, ". ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
+                                                    "%u step has no code yet: a coding agent can write it once you choose its model in Preferences",
+                                                    "%u steps have no code yet: a coding agent can write them once you choose its model in Preferences",
+                                                    missing),
+                              missing);
+      offer_agent = TRUE;
+    }
+  else if (missing > 0)
+    {
+      guint written = missing > report->missing_after ? missing - report->missing_after : 0;
+
+      if (written > 0)
+        {
+          g_string_append (message, ". ");
+          g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
+                                                        "The coding agent wrote the code of %u step",
+                                                        "The coding agent wrote the code of %u steps",
+                                                        written),
+                                  written);
+        }
+    }
+
+  _sk_window_add_toast (self, message->str, offer_agent);
+}
+
+static void
+report_generation (SkWindow          *self,
+                   const SkRunReport *report,
+                   gboolean           stopped)
+{
+  const SkRunStats *stats = &report->stats;
+  g_autoptr(GString) message = g_string_new (NULL);
+
+  if (stats->cancelled > 0 || stopped)
+    g_string_append (message, _("Writing code stopped"));
+  else if (stats->failed > 0)
+    g_string_append (message, _("Writing code finished with failures"));
+  else
+    g_string_append (message, _("Code written"));
+
+  g_string_append (message, ": ");
+  g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step got new code", "%u steps got new code", stats->succeeded),
+                          stats->succeeded);
+  if (stats->failed > 0)
+    {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u failed", "%u failed", stats->failed), stats->failed);
+    }
+
+  sk_window_show_toast (self, message->str);
+}
+
+/* What a run's callback needs: the window and the steps it ran. */
+typedef struct
+{
+  SkWindow  *self;
+  GPtrArray *nodes;
+} RunCall;
+
+static void
+run_call_free (RunCall *call)
+{
+  g_clear_object (&call->self);
+  g_clear_pointer (&call->nodes, g_ptr_array_unref);
+  g_free (call);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunCall, run_call_free)
+
+static void
+run_cb (GObject      *object,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  g_autoptr(RunCall) call = user_data;
+  SkWindow *self = call->self;
+  GPtrArray *nodes = call->nodes;
+  SkWorkspace *workspace = SK_WORKSPACE (object);
+  g_autoptr(GError) error = NULL;
+  SkRunReport report = { 0 };
+  SkNode *first_failed = NULL;
+  gboolean finished;
+
+  finished = sk_workspace_run_finish (workspace, result, &report, &error);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), FALSE);
+  _sk_window_update_actions (self);
+
+  /* A window closed, or showing another workflow, has nothing to report. */
+  if (self->workspace != workspace || gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+
+  if (g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED) && report.generated)
+    {
+      _sk_window_add_toast (self, _("No coding agent is set up yet. Choose its model in Preferences, and it writes the code."), TRUE);
+      return;
+    }
+
+  if (!finished && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *text = NULL;
+
+      if (g_error_matches (error, SK_WORKSPACE_ERROR, SK_WORKSPACE_ERROR_SAVE))
+        text = g_strdup (error->message);
+      else if (report.generated)
+        text = g_strdup_printf (_("The coding agent could not start: %s"), error->message);
+      else
+        text = g_strdup_printf (_("The workflow could not run: %s"), error->message);
+      _sk_window_add_toast (self, text, g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED));
+      return;
+    }
+
+  /* Stopped while the keyring was asked: nothing ran. */
+  if (report.stats.succeeded + report.stats.failed + report.stats.skipped +
+      report.stats.up_to_date + report.stats.cancelled == 0 && error != NULL)
+    {
+      sk_window_show_toast (self, report.generated ? _("Writing code stopped") : _("Run stopped"));
+      return;
+    }
+
+  if (report.generated)
+    report_generation (self, &report, error != NULL);
+  else
+    report_run (self, &report, error != NULL);
+
+  /* Showing the first failure saves the user a search. */
+  for (guint i = 0; i < nodes->len && first_failed == NULL; i++)
+    if (sk_node_get_state (g_ptr_array_index (nodes, i)) == SK_NODE_STATE_FAILED)
+      first_failed = g_ptr_array_index (nodes, i);
+  if (first_failed != NULL)
+    {
+      sk_canvas_select_node (self->canvas, first_failed);
+      sk_canvas_scroll_to_node (self->canvas, first_failed);
+    }
+
+  _sk_window_update_title (self);
+}
+
+static void
+code_saved_cb (SkWindow *self)
+{
+  g_autoptr(GPtrArray) nodes = g_steal_pointer (&self->pending_run);
+
+  g_signal_handlers_disconnect_by_func (self->code_cell, code_saved_cb, self);
+  if (nodes != NULL && !sk_code_cell_get_modified (self->code_cell))
+    _sk_window_start_work (self, nodes, self->pending_generate);
+}
+
+/**
+ * _sk_window_start_work:
+ * @self: a #SkWindow
+ * @nodes: (element-type SkNode): the steps
+ * @generate: only write the code of those that have none
+ *
+ * Runs @nodes through the workspace, which reads the settings anew each
+ * time, so that a change in Preferences counts from the next run on.
+ */
+void
+_sk_window_start_work (SkWindow  *self,
+                       GPtrArray *nodes,
+                       gboolean   generate)
+{
+  RunCall *call;
+
+  if (self->workspace == NULL || _sk_window_is_running (self))
+    return;
+
+  if (nodes->len == 0)
+    {
+      if (generate)
+        sk_window_show_toast (self, _("Every step has code already"));
+      else
+        sk_window_show_toast (self, _("No step is marked to run. Right-click a step to mark it."));
+      return;
+    }
+
+  /* A code edit still waiting for its save would not be what runs; write it
+   * first and start once it is on disk. */
+  if (sk_code_cell_get_modified (self->code_cell))
+    {
+      if (self->pending_run == NULL)
+        g_signal_connect_object (self->code_cell, "saved", G_CALLBACK (code_saved_cb), self, G_CONNECT_SWAPPED);
+      g_clear_pointer (&self->pending_run, g_ptr_array_unref);
+      self->pending_run = g_ptr_array_ref (nodes);
+      self->pending_generate = !!generate;
+      sk_code_cell_save (self->code_cell);
+      return;
+    }
+
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_progress_bar_set_text (self->progress_bar, _("Preparing…"));
+  gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), TRUE);
+
+  call = g_new0 (RunCall, 1);
+  call->self = g_object_ref (self);
+  call->nodes = g_ptr_array_ref (nodes);
+  sk_workspace_run_async (self->workspace, nodes, NULL, generate, self->cancellable, run_cb, call);
+
+  if (!_sk_window_is_running (self))
+    return;
+
+  if (sk_workspace_get_run_nodes (self->workspace) != NULL)
+    _sk_window_update_progress (self);
+  _sk_window_update_actions (self);
+}
+
+/**
+ * sk_window_run_nodes:
+ * @self: a #SkWindow
+ * @nodes: (element-type SkNode): the steps to run
+ *
+ * Saves the workflow, then runs @nodes in dependency order without blocking
+ * the window. When a coding agent is set up in Preferences, it writes the
+ * missing scripts first and repairs the scripts that fail.
+ */
+void
+sk_window_run_nodes (SkWindow  *self,
+                     GPtrArray *nodes)
+{
+  g_return_if_fail (SK_IS_WINDOW (self));
+  g_return_if_fail (nodes != NULL);
+
+  _sk_window_start_work (self, nodes, FALSE);
+}
+
+static void
+run_selected (SkWindow           *self,
+              const char * const *only,
+              const char         *from,
+              const char         *to)
+{
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (self->workspace == NULL)
+    return;
+
+  nodes = sk_project_select_nodes (_sk_window_project (self), only, from, to, &error);
+  if (nodes == NULL)
+    {
+      sk_window_show_toast (self, error->message);
+      return;
+    }
+
+  sk_window_run_nodes (self, nodes);
+}
+
+static void
+run_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  run_selected (SK_WINDOW (widget), NULL, NULL, NULL);
+}
+
+static void
+run_node_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  const char *id = g_variant_get_string (parameter, NULL);
+  const char *only[] = { id, NULL };
+
+  if (g_str_equal (action_name, "win.run-node"))
+    run_selected (self, only, NULL, NULL);
+  else if (g_str_equal (action_name, "win.run-from"))
+    run_selected (self, NULL, id, NULL);
+  else
+    run_selected (self, NULL, NULL, id);
+}
+
+static void
+stop_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+
+  if (self->workspace != NULL)
+    sk_workspace_stop (self->workspace);
+}
+
+/* Says what to do when no coding agent is set up: @missing_agent when none
+ * is chosen, the settings' own words when they are wrong. */
+static gboolean
+agent_is_set_up (SkWindow   *self,
+                 const char *missing_agent)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (sk_workspace_check_agent (self->workspace, NULL, &error))
+    return TRUE;
+
+  if (g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED))
+    _sk_window_add_toast (self, missing_agent, TRUE);
+  else
+    sk_window_show_toast (self, error->message);
+  return FALSE;
+}
+
+static void
+generate_code_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  g_autoptr(GPtrArray) nodes = NULL;
+
+  if (self->workspace == NULL)
+    return;
+
+  nodes = sk_workspace_get_nodes_without_code (self->workspace);
+  if (nodes->len > 0 && !agent_is_set_up (self,
+                                          _("No coding agent is set up yet. Choose its model in Preferences, and it writes the code.")))
+    return;
+
+  _sk_window_start_work (self, nodes, TRUE);
+}
+
+/* Clear and Regenerate */
+
+
+typedef struct
+{
+  SkWindow *self;
+  SkNode   *node;
+} Regeneration;
+
+static void
+regeneration_free (Regeneration *regeneration)
+{
+  g_clear_object (&regeneration->self);
+  g_clear_object (&regeneration->node);
+  g_free (regeneration);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Regeneration, regeneration_free)
+
+static void
+put_aside_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(Regeneration) regeneration = user_data;
+  SkWindow *self = regeneration->self;
+  SkProject *project = _sk_window_project (self);
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!_sk_code_cell_put_aside_finish (SK_CODE_CELL (object), result, &error))
+    {
+      g_autofree char *message = NULL;
+
+      if (project == NULL)
+        return;
+
+      message = g_strdup_printf (_("The script could not be put aside, so it was left as it is: %s"),
+                                 error->message);
+      sk_window_show_toast (self, message);
+      return;
+    }
+
+  if (project == NULL ||
+      sk_project_get_node (project, sk_node_get_id (regeneration->node)) != regeneration->node)
+    return;
+
+  nodes = g_ptr_array_new ();
+  g_ptr_array_add (nodes, regeneration->node);
+  _sk_window_start_work (self, nodes, TRUE);
+}
+
+static void
+regenerate_response_cb (AdwMessageDialog *dialog,
+                        const char       *response,
+                        SkWindow         *self)
+{
+  SkNode *node = g_object_get_data (G_OBJECT (dialog), "sk-node");
+  SkProject *project = _sk_window_project (self);
+  Regeneration *regeneration;
+  g_autoptr(GFile) script = NULL;
+
+  if (g_strcmp0 (response, "regenerate") != 0 || project == NULL)
+    return;
+
+  /* The step may have gone, or a run started, while the dialog was open. */
+  if (sk_project_get_node (project, sk_node_get_id (node)) != node)
+    return;
+  if (_sk_window_is_running (self))
+    {
+      sk_window_show_toast (self, _("The code was left as it is: stop the run, or wait for it to finish, then regenerate the code"));
+      return;
+    }
+
+  script = sk_project_get_node_script (project, node);
+  if (script == NULL)
+    return;
+
+  regeneration = g_new0 (Regeneration, 1);
+  regeneration->self = g_object_ref (self);
+  regeneration->node = g_object_ref (node);
+  _sk_code_cell_put_aside_async (self->code_cell, script, put_aside_cb, regeneration);
+}
+
+static void
+regenerate_code_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  SkNode *node = sk_canvas_get_selected_node (self->canvas);
+  GFile *folder = sk_window_get_folder (self);
+  g_autoptr(GFile) previous = NULL;
+  g_autofree char *kept = NULL;
+  AdwMessageDialog *dialog;
+
+  if (self->workspace == NULL || node == NULL || folder == NULL || _sk_window_is_running (self))
+    return;
+
+  if (!agent_is_set_up (self, _("No coding agent is set up yet. Choose its model in Preferences, and it writes new code for this step.")))
+    return;
+
+  previous = sk_step_folder_get_file (folder, sk_node_get_key (node), SK_STEP_FILE_PREVIOUS_SCRIPT);
+  kept = g_file_get_relative_path (folder, previous);
+  if (kept == NULL)
+    kept = g_file_get_path (previous);
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Clear and Regenerate the Code?"), NULL));
+  adw_message_dialog_format_body (dialog,
+                                  _("The coding agent writes new code for “%s” now. The current "
+                                    "script is kept as %s, so nothing is lost."),
+                                  sk_node_get_name (node), kept);
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "regenerate", _("_Regenerate"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "regenerate", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "regenerate");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "sk-node", g_object_ref (node), g_object_unref);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (regenerate_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* The canvas */
+
+static void
+arrange_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  sk_canvas_arrange (SK_WINDOW (widget)->canvas);
+}
+
+static void
+edit_process_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  _sk_window_show_properties (SK_WINDOW (widget), NULL);
+}
+
+/* The zoom buttons float over the canvas but are not inside it, so they
+ * reach its actions through these. */
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  g_autofree char *name = g_strconcat ("canvas.", action_name + strlen ("win."), NULL);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->canvas), name, NULL);
+}
+
+/**
+ * _sk_window_class_actions_init:
+ * @widget_class: the window's class
+ *
+ * Installs the window's actions. Their accelerators are the application's
+ * (sk-application.c), so that menus and the shortcuts window show them.
+ */
+void
+_sk_window_class_actions_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "win.close", NULL, close_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.run-node", "s", run_node_action);
+  gtk_widget_class_install_action (widget_class, "win.run-from", "s", run_node_action);
+  gtk_widget_class_install_action (widget_class, "win.run-to", "s", run_node_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.generate-code", NULL, generate_code_action);
+  gtk_widget_class_install_action (widget_class, "win.regenerate-code", NULL, regenerate_code_action);
+  gtk_widget_class_install_action (widget_class, "win.arrange", NULL, arrange_action);
+  gtk_widget_class_install_action (widget_class, "win.edit-process", NULL, edit_process_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-reset", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
+}

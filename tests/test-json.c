@@ -1,0 +1,329 @@
+/* test-json.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "sk-json.h"
+#include "sk-util.h"
+#include "sk-test-util.h"
+
+static JsonObject *
+parse_object (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
+static const char *sample =
+  "{\"text\": \"hello\", \"number\": 3, \"fraction\": 2.5, \"flag\": true,"
+  " \"nothing\": null, \"list\": [1, 2], \"object\": {\"inner\": \"x\"}}";
+
+static void
+test_getters_right_type (void)
+{
+  g_autoptr(JsonObject) object = parse_object (sample);
+  gboolean flag = FALSE;
+  gint64 number = 0;
+  double fraction = 0;
+
+  g_assert_cmpstr (sk_json_get_string (object, "text"), ==, "hello");
+
+  g_assert_true (sk_json_get_int (object, "number", &number));
+  g_assert_cmpint (number, ==, 3);
+
+  g_assert_true (sk_json_get_double (object, "fraction", &fraction));
+  g_assert_cmpfloat (fraction, ==, 2.5);
+  /* An integer is a number too. */
+  g_assert_true (sk_json_get_double (object, "number", &fraction));
+  g_assert_cmpfloat (fraction, ==, 3.0);
+
+  g_assert_true (sk_json_get_boolean (object, "flag", &flag));
+  g_assert_true (flag);
+
+  g_assert_nonnull (sk_json_get_array (object, "list"));
+  g_assert_cmpuint (json_array_get_length (sk_json_get_array (object, "list")), ==, 2);
+  g_assert_cmpstr (sk_json_get_string (sk_json_get_object (object, "object"), "inner"), ==, "x");
+
+  g_assert_nonnull (sk_json_get_member (object, "nothing"));
+  g_assert_true (JSON_NODE_HOLDS_NULL (sk_json_get_member (object, "nothing")));
+
+  /* The out values are optional. */
+  g_assert_true (sk_json_get_int (object, "number", NULL));
+  g_assert_true (sk_json_get_double (object, "fraction", NULL));
+  g_assert_true (sk_json_get_boolean (object, "flag", NULL));
+}
+
+/* Every getter meets every member of another type; with fatal warnings,
+ * any warning fails the test. */
+static void
+test_getters_wrong_type (void)
+{
+  g_autoptr(JsonObject) object = parse_object (sample);
+  static const char * const members[] = {
+    "text", "number", "fraction", "flag", "nothing", "list", "object",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    {
+      const char *name = members[i];
+      gboolean flag = 42;
+      gint64 number = 42;
+      double fraction = 42;
+
+      if (!g_str_equal (name, "text"))
+        g_assert_null (sk_json_get_string (object, name));
+      if (!g_str_equal (name, "object"))
+        g_assert_null (sk_json_get_object (object, name));
+      if (!g_str_equal (name, "list"))
+        g_assert_null (sk_json_get_array (object, name));
+
+      if (!g_str_equal (name, "flag"))
+        {
+          g_assert_false (sk_json_get_boolean (object, name, &flag));
+          g_assert_cmpint (flag, ==, 42);
+        }
+      if (!g_str_equal (name, "number"))
+        {
+          g_assert_false (sk_json_get_int (object, name, &number));
+          g_assert_cmpint (number, ==, 42);
+        }
+      if (!g_str_equal (name, "number") && !g_str_equal (name, "fraction"))
+        {
+          g_assert_false (sk_json_get_double (object, name, &fraction));
+          g_assert_cmpfloat (fraction, ==, 42);
+        }
+    }
+}
+
+static void
+test_getters_missing (void)
+{
+  g_autoptr(JsonObject) object = parse_object (sample);
+  gboolean flag = 42;
+  gint64 number = 42;
+  double fraction = 42;
+
+  g_assert_null (sk_json_get_member (object, "absent"));
+  g_assert_null (sk_json_get_string (object, "absent"));
+  g_assert_null (sk_json_get_object (object, "absent"));
+  g_assert_null (sk_json_get_array (object, "absent"));
+  g_assert_false (sk_json_get_boolean (object, "absent", &flag));
+  g_assert_false (sk_json_get_int (object, "absent", &number));
+  g_assert_false (sk_json_get_double (object, "absent", &fraction));
+  g_assert_cmpint (flag, ==, 42);
+  g_assert_cmpint (number, ==, 42);
+  g_assert_cmpfloat (fraction, ==, 42);
+
+  /* Member names are case-sensitive. */
+  g_assert_null (sk_json_get_string (object, "Text"));
+}
+
+static void
+test_getters_null_object (void)
+{
+  gboolean flag = 42;
+  gint64 number = 42;
+  double fraction = 42;
+
+  g_assert_null (sk_json_get_member (NULL, "text"));
+  g_assert_null (sk_json_get_string (NULL, "text"));
+  g_assert_null (sk_json_get_object (NULL, "object"));
+  g_assert_null (sk_json_get_array (NULL, "list"));
+  g_assert_false (sk_json_get_boolean (NULL, "flag", &flag));
+  g_assert_false (sk_json_get_int (NULL, "number", &number));
+  g_assert_false (sk_json_get_double (NULL, "fraction", &fraction));
+  g_assert_cmpint (flag, ==, 42);
+  g_assert_cmpint (number, ==, 42);
+  g_assert_cmpfloat (fraction, ==, 42);
+
+  /* Chains through a missing object read as absent too. */
+  g_assert_null (sk_json_get_string (sk_json_get_object (NULL, "object"), "inner"));
+}
+
+static void
+test_to_data (void)
+{
+  g_autoptr(JsonObject) object = parse_object ("{\"a\": [1, \"b\"], \"c\": {\"d\": null}}");
+  g_autoptr(JsonNode) root = json_node_init_object (json_node_alloc (), object);
+  g_autofree char *compact = NULL;
+  g_autofree char *pretty = NULL;
+  gsize length = 0;
+
+  compact = sk_json_to_data (root, FALSE, &length);
+  g_assert_cmpstr (compact, ==, "{\"a\":[1,\"b\"],\"c\":{\"d\":null}}");
+  g_assert_cmpuint (length, ==, strlen (compact));
+
+  pretty = sk_json_to_data (root, TRUE, NULL);
+  g_assert_cmpstr (pretty, ==,
+                   "{\n"
+                   "  \"a\" : [\n"
+                   "    1,\n"
+                   "    \"b\"\n"
+                   "  ],\n"
+                   "  \"c\" : {\n"
+                   "    \"d\" : null\n"
+                   "  }\n"
+                   "}");
+}
+
+static void
+test_write_atomic (void)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *path = g_build_filename (folder, "data.json", NULL);
+  g_autoptr(JsonObject) first = parse_object ("{\"version\": 1}");
+  g_autoptr(JsonObject) second = parse_object ("{\"version\": 2, \"text\": \"é\"}");
+  g_autoptr(JsonNode) first_root = json_node_init_object (json_node_alloc (), first);
+  g_autoptr(JsonNode) second_root = json_node_init_object (json_node_alloc (), second);
+  g_autoptr(JsonObject) read_back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *text = NULL;
+  struct stat info;
+  gint64 version = 0;
+  guint entries = 0;
+
+  g_assert_true (sk_json_write_atomic (path, first_root, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (sk_json_write_atomic (path, second_root, &error));
+  g_assert_no_error (error);
+
+  text = sk_test_read_text (folder, "data.json");
+  g_assert_cmpstr (text, ==, "{\n  \"version\" : 2,\n  \"text\" : \"é\"\n}\n");
+
+  read_back = sk_json_read_object (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (read_back);
+  g_assert_true (sk_json_get_int (read_back, "version", &version));
+  g_assert_cmpint (version, ==, 2);
+  g_assert_cmpstr (sk_json_get_string (read_back, "text"), ==, "é");
+
+  g_assert_cmpint (g_stat (path, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0777, ==, 0644);
+
+  /* No temporary file is left behind. */
+  dir = g_dir_open (folder, 0, &error);
+  g_assert_no_error (error);
+  while (g_dir_read_name (dir) != NULL)
+    entries++;
+  g_assert_cmpuint (entries, ==, 1);
+
+  sk_test_remove_tree (folder);
+}
+
+/* A write into a folder that does not exist fails and leaves nothing. */
+static void
+test_write_atomic_error (void)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *path = g_build_filename (folder, "missing", "data.json", NULL);
+  g_autoptr(JsonObject) object = parse_object ("{}");
+  g_autoptr(JsonNode) root = json_node_init_object (json_node_alloc (), object);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (sk_json_write_atomic (path, root, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  sk_test_remove_tree (folder);
+}
+
+static void
+test_read_errors (void)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *missing = g_build_filename (folder, "missing.json", NULL);
+  g_autofree char *malformed = g_build_filename (folder, "malformed.json", NULL);
+  g_autofree char *list = g_build_filename (folder, "list.json", NULL);
+  g_autofree char *empty = g_build_filename (folder, "empty.json", NULL);
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sk_test_write_text (folder, "malformed.json", "{\"a\": 1,");
+  sk_test_write_text (folder, "list.json", "[1, 2]");
+  sk_test_write_text (folder, "empty.json", "");
+
+  object = sk_json_read_object (missing, &error);
+  g_assert_null (object);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+
+  object = sk_json_read_object (malformed, &error);
+  g_assert_null (object);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == JSON_PARSER_ERROR);
+  g_clear_error (&error);
+
+  object = sk_json_read_object (list, &error);
+  g_assert_null (object);
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+
+  object = sk_json_read_object (empty, &error);
+  g_assert_null (object);
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+
+  /* Without a place for the error, it is only dropped. */
+  g_assert_null (sk_json_read_object (malformed, NULL));
+
+  sk_test_remove_tree (folder);
+}
+
+static void
+test_util_compare_strings (void)
+{
+  g_autoptr(GPtrArray) strings = g_ptr_array_new ();
+  GPtrArray *owned = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) sorted = NULL;
+
+  g_ptr_array_add (strings, (gpointer) "pear");
+  g_ptr_array_add (strings, (gpointer) "Apple");
+  g_ptr_array_add (strings, (gpointer) "apple");
+  g_ptr_array_add (strings, (gpointer) "");
+  g_ptr_array_sort (strings, sk_util_compare_strings);
+
+  g_assert_cmpstr (g_ptr_array_index (strings, 0), ==, "");
+  g_assert_cmpstr (g_ptr_array_index (strings, 1), ==, "Apple");
+  g_assert_cmpstr (g_ptr_array_index (strings, 2), ==, "apple");
+  g_assert_cmpstr (g_ptr_array_index (strings, 3), ==, "pear");
+
+  g_ptr_array_add (owned, g_strdup ("b"));
+  g_ptr_array_add (owned, g_strdup ("c"));
+  g_ptr_array_add (owned, g_strdup ("a"));
+  sorted = sk_util_sorted_strv (owned);
+  g_assert_cmpuint (g_strv_length (sorted), ==, 3);
+  g_assert_true (g_strv_equal ((const char * const *) sorted, SK_TEST_STRV ("a", "b", "c")));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/json/getters/right-type", test_getters_right_type);
+  g_test_add_func ("/json/getters/wrong-type", test_getters_wrong_type);
+  g_test_add_func ("/json/getters/missing", test_getters_missing);
+  g_test_add_func ("/json/getters/null-object", test_getters_null_object);
+  g_test_add_func ("/json/to-data", test_to_data);
+  g_test_add_func ("/json/write-atomic/replace", test_write_atomic);
+  g_test_add_func ("/json/write-atomic/error", test_write_atomic_error);
+  g_test_add_func ("/json/read/errors", test_read_errors);
+  g_test_add_func ("/util/compare-strings", test_util_compare_strings);
+
+  return g_test_run ();
+}
