@@ -56,7 +56,7 @@ XGETTEXT_ARGS = [
 ]
 
 SOURCE_SUFFIXES = ('.c', '.h', '.ui')
-DATA_SUFFIXES = ('.desktop.in', '.metainfo.xml.in', '.gschema.xml')
+DATA_SUFFIXES = ('.desktop.in.in', '.metainfo.xml.in.in', '.gschema.xml')
 
 
 def read_potfiles(path):

@@ -11,6 +11,7 @@
 
 #include "sk-agent-key.h"
 #include "sk-agent-settings.h"
+#include "sk-settings.h"
 #include "sk-test-util.h"
 
 static const char * const variables[] = {
@@ -30,7 +31,7 @@ clear_environment (void)
 static GSettings *
 reset_settings (void)
 {
-  GSettings *settings = g_settings_new (APP_ID);
+  GSettings *settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   g_autoptr(GSettingsSchema) schema = NULL;
   g_auto(GStrv) keys = NULL;
 
@@ -458,7 +459,7 @@ test_schema_absent (void)
       g_autoptr(GError) error = NULL;
 
       if (source != NULL)
-        schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+        schema = g_settings_schema_source_lookup (source, SK_SETTINGS_SCHEMA_ID, TRUE);
       g_assert_null (schema);
 
       settings = sk_agent_settings_load (NULL, TRUE, &error);

@@ -13,6 +13,7 @@
 
 #include "sk-fake-llm.h"
 #include "sk-preferences-window.h"
+#include "sk-settings.h"
 #include "sk-test-util.h"
 #include "sk-widgets.h"
 
@@ -49,7 +50,7 @@ template_child (gpointer    widget,
 static void
 test_preferences_bindings (void)
 {
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   SkPreferencesWindow *window;
   GtkAdjustment *jobs;
   GtkAdjustment *timeout;
@@ -140,7 +141,7 @@ wait_for_keyring_note (SkPreferencesWindow *window)
 static void
 test_preferences_agent_bindings (void)
 {
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   SkPreferencesWindow *window;
   AdwComboRow *provider;
   AdwEntryRow *base_url;
@@ -255,7 +256,7 @@ test_preferences_agent_bindings (void)
 static void
 test_preferences_environment (void)
 {
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   SkPreferencesWindow *window;
   GtkWidget *group;
   AdwActionRow *row;
@@ -315,7 +316,7 @@ wait_for_models (SkPreferencesWindow *window)
 static void
 test_preferences_fetch_models (void)
 {
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) requests = NULL;
   g_autofree char *chosen = NULL;
@@ -425,7 +426,7 @@ test_preferences_fetch_models (void)
 static void
 test_preferences_key_without_keyring (void)
 {
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   SkPreferencesWindow *window;
   AdwPasswordEntryRow *key;
   const char *toast;

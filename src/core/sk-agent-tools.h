@@ -94,12 +94,4 @@ char         *sk_agent_tools_call_finish            (SkAgentTools         *self,
                                                      gboolean             *is_error,
                                                      GError              **error);
 
-/* The old name of sk_agent_text_calls_parse(), kept for sk-agent.c. */
-static inline GPtrArray *
-sk_agent_parse_text_tool_calls (const char  *reply,
-                                GError     **error)
-{
-  return sk_agent_text_calls_parse (reply, error);
-}
-
 G_END_DECLS

@@ -580,7 +580,7 @@ chat_cb (GObject      *object,
         sk_llm_message_add_tool_call (message, g_ptr_array_index (calls, i));
     }
   else
-    calls = sk_agent_parse_text_tool_calls (response->text, &parse_error);
+    calls = sk_agent_text_calls_parse (response->text, &parse_error);
 
   /* Some models answer native tool definitions with text blocks; they are
    * then answered in text as well.

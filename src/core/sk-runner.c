@@ -487,20 +487,6 @@ sk_runner_fingerprint (SkRunner  *self,
 }
 
 /**
- * sk_runner_get_harness_path:
- * @error: return location for a #GError
- *
- * Kept for the callers of the runner's API; see sk_harness_get_path().
- *
- * Returns: (transfer full): the path of the harness script
- */
-char *
-sk_runner_get_harness_path (GError **error)
-{
-  return sk_harness_get_path (error);
-}
-
-/**
  * sk_runner_run_async:
  * @self: a #SkRunner
  * @project: a workflow with a folder

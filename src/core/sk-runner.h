@@ -89,7 +89,6 @@ void        sk_runner_set_agent_options (SkRunner           *self,
 char       *sk_runner_fingerprint     (SkRunner             *self,
                                        SkProject            *project,
                                        SkNode               *node);
-char       *sk_runner_get_harness_path(GError              **error);
 
 void        sk_runner_run_async       (SkRunner             *self,
                                        SkProject            *project,

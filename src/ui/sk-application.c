@@ -13,8 +13,9 @@
 #include <glib/gi18n.h>
 
 #include "sk-application.h"
-#include "sk-step-folder.h"
 #include "sk-preferences-window.h"
+#include "sk-settings.h"
+#include "sk-step-folder.h"
 #include "sk-widgets.h"
 #include "sk-window.h"
 
@@ -371,12 +372,12 @@ sk_application_startup (GApplication *app)
   G_APPLICATION_CLASS (sk_application_parent_class)->startup (app);
 
   /* Without its schema GSettings aborts; say what to do instead. */
-  schema = g_settings_schema_source_lookup (g_settings_schema_source_get_default (), APP_ID, TRUE);
+  schema = g_settings_schema_source_lookup (g_settings_schema_source_get_default (), SK_SETTINGS_SCHEMA_ID, TRUE);
   if (schema == NULL)
     {
       g_printerr (_("The settings schema %s is not installed. Install Skele-Code with "
                     "“meson install”, or run it from the build folder with "
-                    "GSETTINGS_SCHEMA_DIR=BUILD/data.\n"), APP_ID);
+                    "GSETTINGS_SCHEMA_DIR=BUILD/data.\n"), SK_SETTINGS_SCHEMA_ID);
       exit (EXIT_FAILURE);
     }
   g_settings_schema_unref (schema);
@@ -385,7 +386,7 @@ sk_application_startup (GApplication *app)
   g_set_application_name (_("Skele-Code"));
   gtk_window_set_default_icon_name (APP_ID);
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)

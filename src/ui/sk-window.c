@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "sk-properties-dialog.h"
+#include "sk-settings.h"
 #include "sk-window-private.h"
 
 G_DEFINE_FINAL_TYPE (SkWindow, sk_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -685,7 +686,7 @@ sk_window_init (SkWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   self->cancellable = g_cancellable_new ();
   self->agent_log = gtk_string_list_new (NULL);
 

@@ -21,6 +21,7 @@
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 
+#include "sk-harness.h"
 #include "sk-project.h"
 #include "sk-runner.h"
 #include "sk-test-util.h"
@@ -872,7 +873,7 @@ main (int   argc,
     }
 
   /* The harness is written once into the cache; that is not part of a run. */
-  if ((harness = sk_runner_get_harness_path (&error)) == NULL)
+  if ((harness = sk_harness_get_path (&error)) == NULL)
     {
       g_printerr ("No harness: %s\n", error->message);
       sk_test_remove_tree (tmp);
