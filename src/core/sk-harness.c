@@ -36,7 +36,6 @@
 /* The harness's report in isolated mode, written into the step's
  * bookkeeping folder and read once the process is done.
  */
-#define REPORT_NAME "result.json"
 
 /* The file descriptor on which the in-memory worker writes its results. */
 #define WORKER_RESULTS_FD 3
@@ -171,20 +170,17 @@ sk_harness_spec_new (const char *workflow_folder,
                      const char *key,
                      guint64     log_limit)
 {
-  g_autofree char *bookkeeping = NULL;
   SkHarnessSpec *self;
 
   g_return_val_if_fail (workflow_folder != NULL, NULL);
   g_return_val_if_fail (step_folder != NULL, NULL);
   g_return_val_if_fail (key != NULL, NULL);
 
-  bookkeeping = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_BOOKKEEPING);
-
   self = g_new0 (SkHarnessSpec, 1);
   self->workflow_folder = g_strdup (workflow_folder);
   self->step_folder = g_strdup (step_folder);
   self->key = g_strdup (key);
-  self->report_path = g_build_filename (bookkeeping, REPORT_NAME, NULL);
+  self->report_path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_RESULT);
   self->stdout_path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_STDOUT);
   self->stderr_path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_STDERR);
   self->log_limit = log_limit;

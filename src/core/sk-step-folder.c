@@ -54,6 +54,8 @@ sk_step_folder_relative_path (const char *key,
       return g_strdup (SK_STEP_BOOKKEEPING_NAME);
     case SK_STEP_FILE_RECORD:
       return g_build_filename (SK_STEP_BOOKKEEPING_NAME, "record.json", NULL);
+    case SK_STEP_FILE_RESULT:
+      return g_build_filename (SK_STEP_BOOKKEEPING_NAME, "result.json", NULL);
     case SK_STEP_FILE_STDOUT:
       return g_build_filename (SK_STEP_BOOKKEEPING_NAME, "stdout.log", NULL);
     case SK_STEP_FILE_STDERR:

@@ -23,6 +23,7 @@ G_BEGIN_DECLS
  * @SK_STEP_FILE_TEST_FOLDER: `test/`
  * @SK_STEP_FILE_BOOKKEEPING: `.skele/`, never user data
  * @SK_STEP_FILE_RECORD: `.skele/record.json`, the last run's result
+ * @SK_STEP_FILE_RESULT: `.skele/result.json`, what the harness reported
  * @SK_STEP_FILE_STDOUT: `.skele/stdout.log`
  * @SK_STEP_FILE_STDERR: `.skele/stderr.log`
  * @SK_STEP_FILE_AGENT_LOG: `.skele/agent.log`, what the coding agent did
@@ -41,6 +42,7 @@ typedef enum
   SK_STEP_FILE_TEST_FOLDER,
   SK_STEP_FILE_BOOKKEEPING,
   SK_STEP_FILE_RECORD,
+  SK_STEP_FILE_RESULT,
   SK_STEP_FILE_STDOUT,
   SK_STEP_FILE_STDERR,
   SK_STEP_FILE_AGENT_LOG,
