@@ -50,6 +50,7 @@ test_layout (void)
     { SK_STEP_FILE_TEST_FOLDER, "test" },
     { SK_STEP_FILE_BOOKKEEPING, ".skele" },
     { SK_STEP_FILE_RECORD, ".skele/record.json" },
+    { SK_STEP_FILE_RESULT, ".skele/result.json" },
     { SK_STEP_FILE_STDOUT, ".skele/stdout.log" },
     { SK_STEP_FILE_STDERR, ".skele/stderr.log" },
     { SK_STEP_FILE_AGENT_LOG, ".skele/agent.log" },

@@ -527,6 +527,47 @@ test_stop_and_busy (Fixture       *f,
   g_assert_cmpuint (changes, ==, 2);
 }
 
+/* What finished before a stop reaches process.json: the next run finds
+ * the step up to date and shows its results again. */
+static void
+test_stop_keeps_finished (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(JsonObject) process = NULL;
+  JsonObject *load;
+
+  open_workspace (f, two_steps);
+  sk_test_write_script (f->dir, script_template, "load_data", "    pass", REPORT_PYTHON);
+  sk_test_write_script (f->dir, script_template, "make_chart", "    pass", SLEEP_LONG);
+
+  f->done = FALSE;
+  sk_workspace_run_async (f->workspace, NULL, NULL, FALSE, NULL, run_done_cb, f);
+  SK_TEST_WAIT_UNTIL (sk_node_get_state (sk_project_get_node (sk_workspace_get_project (f->workspace), "2"))
+                      == SK_NODE_STATE_RUNNING, WAIT_MS);
+  sk_workspace_stop (f->workspace);
+  SK_TEST_WAIT_UNTIL (f->done, WAIT_MS);
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (f->report.stats.succeeded, ==, 1);
+
+  g_assert_false (sk_project_get_modified (sk_workspace_get_project (f->workspace)));
+  process = read_process (f);
+  load = json_object_get_object_member (json_object_get_object_member (process, "nodes"), "1");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (load, "output"), "text"), ==,
+                   "task load_data\nran load_data");
+
+  /* The step that finished is up to date for the next run. */
+  {
+    g_autoptr(GPtrArray) nodes = sk_project_select_nodes (sk_workspace_get_project (f->workspace),
+                                                          SK_TEST_STRV ("load_data"), NULL, NULL, NULL);
+
+    f->done = FALSE;
+    sk_workspace_run_async (f->workspace, nodes, NULL, FALSE, NULL, run_done_cb, f);
+    SK_TEST_WAIT_UNTIL (f->done, WAIT_MS);
+    g_assert_no_error (f->error);
+    g_assert_cmpuint (f->report.stats.up_to_date, ==, 1);
+  }
+}
+
 /* Saving elsewhere goes on in the new folder: later saves and runs use it. */
 static void
 test_save_as (Fixture       *f,
@@ -595,6 +636,7 @@ main (int    argc,
   ADD ("/workspace/settings-as-command-line", test_settings_as_command_line);
   ADD ("/workspace/generate-without-agent", test_generate_without_agent);
   ADD ("/workspace/stop-and-busy", test_stop_and_busy);
+  ADD ("/workspace/stop-keeps-finished", test_stop_keeps_finished);
   ADD ("/workspace/save-as", test_save_as);
 
 #undef ADD

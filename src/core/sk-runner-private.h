@@ -28,7 +28,6 @@ struct _SkRunner
 
   guint    in_memory : 1;
   guint    force : 1;
-  guint    save_results : 1;
 };
 
 /* sk-runner.c */

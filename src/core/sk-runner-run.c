@@ -781,39 +781,12 @@ start_node (NodeRun *node_run)
   return TRUE;
 }
 
-/* The results go into process.json at the end of a run, unless
- * #SkRunner:save-results is unset. This is to move to SkWorkspace, which
- * owns the open workflow; it is kept in this one function until then.
- */
-static gboolean
-save_results_into_workflow (Run     *run,
-                            GError **error)
-{
-  g_autoptr(GError) save_error = NULL;
-
-  if (!run->runner->save_results || !sk_project_get_modified (run->project))
-    return TRUE;
-
-  if (!sk_project_save (run->project, &save_error))
-    {
-      g_set_error (error, SK_RUNNER_ERROR, SK_RUNNER_ERROR_SAVE,
-                   _("The run finished, but its results could not be written into the "
-                     "workflow: %s"), save_error->message);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
 static void
 return_run (GTask *task)
 {
   Run *run = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
 
-  if (!save_results_into_workflow (run, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else if (g_cancellable_is_cancelled (run->cancellable))
+  if (g_cancellable_is_cancelled (run->cancellable))
     g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The run was stopped."));
   else
     g_task_return_boolean (task, TRUE);

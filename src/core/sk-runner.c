@@ -31,7 +31,6 @@ enum {
   PROP_FORCE,
   PROP_PYTHON,
   PROP_LOG_LIMIT,
-  PROP_SAVE_RESULTS,
   N_PROPS
 };
 
@@ -107,10 +106,6 @@ sk_runner_get_property (GObject    *object,
       g_value_set_uint64 (value, self->log_limit);
       break;
 
-    case PROP_SAVE_RESULTS:
-      g_value_set_boolean (value, self->save_results);
-      break;
-
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -150,10 +145,6 @@ sk_runner_set_property (GObject      *object,
       sk_runner_set_log_limit (self, g_value_get_uint64 (value));
       break;
 
-    case PROP_SAVE_RESULTS:
-      sk_runner_set_save_results (self, g_value_get_boolean (value));
-      break;
-
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -186,9 +177,6 @@ sk_runner_class_init (SkRunnerClass *klass)
   properties [PROP_LOG_LIMIT] =
     g_param_spec_uint64 ("log-limit", NULL, NULL, 0, G_MAXUINT64, 1024 * 1024,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  properties [PROP_SAVE_RESULTS] =
-    g_param_spec_boolean ("save-results", NULL, NULL, TRUE,
-                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -227,7 +215,6 @@ static void
 sk_runner_init (SkRunner *self)
 {
   self->log_limit = 1024 * 1024;
-  self->save_results = TRUE;
   self->repair_attempts = 2;
   self->agent_max_steps = SK_AGENT_DEFAULT_MAX_STEPS;
   self->require_sandbox = TRUE;
@@ -404,33 +391,6 @@ sk_runner_set_log_limit (SkRunner *self,
     }
 }
 
-gboolean
-sk_runner_get_save_results (SkRunner *self)
-{
-  g_return_val_if_fail (SK_IS_RUNNER (self), FALSE);
-
-  return self->save_results;
-}
-
-/**
- * sk_runner_set_save_results:
- * @self: a #SkRunner
- * @save_results: whether to write the results into process.json at the end
- */
-void
-sk_runner_set_save_results (SkRunner *self,
-                            gboolean  save_results)
-{
-  g_return_if_fail (SK_IS_RUNNER (self));
-
-  save_results = !!save_results;
-  if (self->save_results != save_results)
-    {
-      self->save_results = save_results;
-      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SAVE_RESULTS]);
-    }
-}
-
 char *
 _sk_runner_find_python (SkRunner   *self,
                         SkProject  *project,
@@ -499,8 +459,9 @@ sk_runner_fingerprint (SkRunner  *self,
  * Runs the nodes in dependency order, independent nodes in parallel, each in
  * a Python process of its own (or all in one worker in the in-memory mode).
  * Nodes whose inputs did not change since a successful run are not run again
- * unless #SkRunner:force is set. Results are written into the nodes, their
- * folders and, when #SkRunner:save-results is set, process.json.
+ * unless #SkRunner:force is set. Results are written into the nodes and
+ * their folders; saving them into process.json is the caller's, as
+ * SkWorkspace does after a run.
  */
 static void
 run_async (SkRunner            *self,

@@ -20,7 +20,6 @@ typedef enum
 {
   SK_RUNNER_ERROR_NO_PYTHON,
   SK_RUNNER_ERROR_WORKER,
-  SK_RUNNER_ERROR_SAVE,
 } SkRunnerError;
 
 /**
@@ -69,9 +68,6 @@ void        sk_runner_set_python      (SkRunner             *self,
 guint64     sk_runner_get_log_limit   (SkRunner             *self);
 void        sk_runner_set_log_limit   (SkRunner             *self,
                                        guint64               bytes);
-gboolean    sk_runner_get_save_results(SkRunner             *self);
-void        sk_runner_set_save_results(SkRunner             *self,
-                                       gboolean              save_results);
 
 void        sk_runner_set_agent       (SkRunner             *self,
                                        SkLlmClient          *agent);

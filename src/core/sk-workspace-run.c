@@ -102,7 +102,8 @@ runner_done_cb (GObject      *object,
   if (!self->closed && sk_project_get_modified (self->project) &&
       !sk_project_save (self->project, &save_error) && error == NULL)
     error = g_error_new (SK_WORKSPACE_ERROR, SK_WORKSPACE_ERROR_SAVE,
-                         _("The results could not be saved: %s"), save_error->message);
+                         _("The run finished, but its results could not be written into the "
+                           "workflow: %s"), save_error->message);
 
   complete_run (self, g_steal_pointer (&error));
 }

@@ -801,8 +801,6 @@ sk_workspace_constructed (GObject *object)
 
   self->history = sk_history_new (self->project);
   self->runner = sk_runner_new ();
-  /* Saving the results is the workspace's job, after the run. */
-  sk_runner_set_save_results (self->runner, FALSE);
   g_signal_connect_object (self->runner, "agent-progress",
                            G_CALLBACK (runner_agent_progress_cb), self, G_CONNECT_SWAPPED);
 
