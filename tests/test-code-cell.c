@@ -13,6 +13,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sk-code-cell-private.h"
+#include "sk-step-folder.h"
 #include "sk-test-cells.h"
 
 #define WAIT_MSEC 5000
@@ -285,7 +286,12 @@ test_code_regenerate (Fixture       *fixture,
   script = g_build_filename (folder, "load_sales.py", NULL);
   previous = g_build_filename (folder, ".skele", "previous", "load_sales.py", NULL);
   script_file = g_file_new_for_path (script);
-  previous_file = sk_project_get_previous_script (script_file);
+  {
+    g_autoptr(GFile) workflow = g_file_new_for_path (fixture->dir);
+
+    previous_file = sk_step_folder_get_file (workflow, sk_node_get_key (fixture->a),
+                                             SK_STEP_FILE_PREVIOUS_SCRIPT);
+  }
   kept = g_file_get_path (previous_file);
   g_assert_cmpstr (kept, ==, previous);
 

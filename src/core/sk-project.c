@@ -133,36 +133,6 @@ list_model_get_item (GListModel *model,
   return g_object_ref (g_ptr_array_index (self->nodes, position));
 }
 
-/**
- * sk_project_get_previous_script:
- * @script: a node's script
- *
- * A script that is replaced, by a repair or by "Clear and Regenerate", is
- * kept in `.skele/previous/` in the node's folder, under the same name.
- *
- * Returns: (transfer full): where @script is kept
- */
-GFile *
-sk_project_get_previous_script (GFile *script)
-{
-  g_autoptr(GFile) step_folder = NULL;
-  g_autoptr(GFile) previous_folder = NULL;
-  g_autofree char *basename = NULL;
-  g_autofree char *relative = NULL;
-
-  g_return_val_if_fail (G_IS_FILE (script), NULL);
-
-  step_folder = g_file_get_parent (script);
-  basename = g_file_get_basename (script);
-
-  /* The folder's name does not depend on the key, and @script may be named
-   * otherwise than its step. */
-  relative = sk_step_folder_relative_path (basename, SK_STEP_FILE_PREVIOUS_FOLDER);
-  previous_folder = g_file_resolve_relative_path (step_folder, relative);
-
-  return g_file_get_child (previous_folder, basename);
-}
-
 /*
  * Gives the workflow the folder it is saved in, when it had none.
  */

@@ -106,7 +106,6 @@ void                sk_project_set_modified         (SkProject          *self,
                                                      gboolean            modified);
 
 guint               sk_project_get_n_nodes          (SkProject          *self);
-GFile              *sk_project_get_previous_script  (GFile              *script);
 void                sk_project_get_tokens           (SkProject          *self,
                                                      guint64            *prompt_tokens,
                                                      guint64            *completion_tokens);
