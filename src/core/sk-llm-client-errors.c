@@ -151,7 +151,7 @@ _sk_llm_client_http_error (SkLlmClient *self,
 
       node = json_from_string (text, NULL);
     }
-  if (node == NULL || !sk_llm_extract_error (node, &server_message, &type, &code))
+  if (node == NULL || !sk_llm_stream_extract_error (node, &server_message, &type, &code))
     {
       g_clear_pointer (&server_message, g_free);
       server_message = body_message (body);

@@ -247,7 +247,7 @@ get_int_or_double (JsonObject *object,
 }
 
 /**
- * sk_llm_extract_error:
+ * sk_llm_stream_extract_error:
  * @node: a parsed error body or stream event
  *
  * Finds the message, type and code in any of the error shapes servers use:
@@ -259,10 +259,10 @@ get_int_or_double (JsonObject *object,
  * Returns: whether @node looks like an error at all
  */
 gboolean
-sk_llm_extract_error (JsonNode  *node,
-                      char     **message,
-                      char     **type,
-                      char     **code)
+sk_llm_stream_extract_error (JsonNode  *node,
+                             char     **message,
+                             char     **type,
+                             char     **code)
 {
   JsonObject *object;
   JsonObject *error_object;
@@ -314,7 +314,7 @@ stream_error (JsonNode  *node,
   g_autofree char *type = NULL;
   g_autofree char *code = NULL;
 
-  if (!sk_llm_extract_error (node, &message, &type, &code))
+  if (!sk_llm_stream_extract_error (node, &message, &type, &code))
     message = g_strdup ("no details were given");
 
   g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_STREAM,
@@ -758,7 +758,7 @@ sse_line (SkLlmStream  *self,
           node = json_node_init_object (json_node_alloc (), wrapper);
           json_object_unref (wrapper);
         }
-      if (node == NULL || !sk_llm_extract_error (node, &message, &type, &code))
+      if (node == NULL || !sk_llm_stream_extract_error (node, &message, &type, &code))
         message = g_strndup (value, MIN (value_length, 200));
 
       g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_STREAM,
