@@ -97,7 +97,8 @@ sk_test_exists (const char *folder,
 }
 
 /* Writes KEY/KEY.py below @folder from @template_text, in which @KEY@,
- * @PRE@ and @COMPUTE@ stand for @key, @pre and @compute.
+ * @PRE@ and @COMPUTE@ stand for @key, @pre and @compute. A %NULL @pre adds
+ * nothing to preprocess().
  */
 void
 sk_test_write_script (const char *folder,
@@ -110,7 +111,7 @@ sk_test_write_script (const char *folder,
   g_autofree char *relative = g_strdup_printf ("%s/%s.py", key, key);
 
   g_string_replace (text, "@KEY@", key, 0);
-  g_string_replace (text, "@PRE@", pre, 0);
+  g_string_replace (text, "@PRE@", pre != NULL ? pre : "    pass", 0);
   g_string_replace (text, "@COMPUTE@", compute, 0);
   sk_test_write_text (folder, relative, text->str);
   g_string_free (text, TRUE);
@@ -164,6 +165,40 @@ sk_test_read_interval (const char *folder,
   *start = g_ascii_strtod (text, &rest);
   *end = g_ascii_strtod (rest, NULL);
   g_assert_cmpfloat (*end, >, *start);
+}
+
+/**
+ * sk_test_parse_json:
+ * @text: JSON text, which must be valid
+ *
+ * Returns: (transfer full): the root of @text
+ */
+JsonNode *
+sk_test_parse_json (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (json_parser_get_root (parser));
+
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+/**
+ * sk_test_parse_object:
+ * @text: JSON text, which must be one object
+ *
+ * Returns: (transfer full): the object @text holds
+ */
+JsonObject *
+sk_test_parse_object (const char *text)
+{
+  g_autoptr(JsonNode) root = sk_test_parse_json (text);
+
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+  return json_object_ref (json_node_get_object (root));
 }
 
 void

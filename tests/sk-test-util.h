@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,87 @@ char     *sk_test_read_text       (const char  *folder,
                                    const char  *relative);
 gboolean  sk_test_exists          (const char  *folder,
                                    const char  *relative);
+
+/* A step script that follows the node contract, for sk_test_write_script().
+ * It appends its key to runs.log in the workflow folder (see
+ * sk_test_take_runs()), starts KEY_summary.txt with "task KEY" and keeps
+ * what its priors gave in state["local"]["priors"]. @PRE@ is added to the
+ * end of preprocess() and may return False; @COMPUTE@ is the whole body of
+ * compute(). Both are indented by four spaces, and may call report(LINE) to
+ * add to the summary, note(NAME, TEXT) to append to a file in the workflow
+ * folder and describe(PRIORS) for "KEY=VALUE" of every prior's "value".
+ *
+ * A test that adds to preprocess() builds its own template from the parts:
+ * SK_TEST_SCRIPT_HEAD, SK_TEST_SCRIPT_PREPROCESS, its lines, then
+ * SK_TEST_SCRIPT_TAIL.
+ */
+#define SK_TEST_SCRIPT_TEMPLATE \
+  SK_TEST_SCRIPT_HEAD SK_TEST_SCRIPT_PREPROCESS SK_TEST_SCRIPT_TAIL
+
+#define SK_TEST_SCRIPT_HEAD \
+  "import os\n" \
+  "import pickle\n" \
+  "import subprocess\n" \
+  "import sys\n" \
+  "import time\n" \
+  "\n" \
+  "KEY = \"@KEY@\"\n" \
+  "FOLDER = os.path.dirname(os.path.abspath(__file__))\n" \
+  "WORKFLOW = os.path.dirname(FOLDER)\n" \
+  "\n" \
+  "state = {}\n" \
+  "\n" \
+  "\n" \
+  "def report(line, fresh=False):\n" \
+  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"w\" if fresh else \"a\") as f:\n" \
+  "        f.write(line + \"\\n\")\n" \
+  "\n" \
+  "\n" \
+  "def note(name, text):\n" \
+  "    with open(os.path.join(WORKFLOW, name), \"a\") as f:\n" \
+  "        f.write(text + \"\\n\")\n" \
+  "\n" \
+  "\n" \
+  "def describe(priors):\n" \
+  "    return \" \".join(k + \"=\" + (str(v.get(\"value\", \"?\")) if v else \"{}\")\n" \
+  "                    for k, v in sorted(priors.items()))\n" \
+  "\n" \
+  "\n"
+
+#define SK_TEST_SCRIPT_PREPROCESS \
+  "def preprocess(prior_outputs):\n" \
+  "    note(\"runs.log\", KEY)\n" \
+  "    state[\"local\"] = {\"priors\": prior_outputs}\n" \
+  "    report(\"task \" + KEY, fresh=True)\n"
+
+#define SK_TEST_SCRIPT_TAIL \
+  "@PRE@\n" \
+  "    return True\n" \
+  "\n" \
+  "\n" \
+  "def compute():\n" \
+  "@COMPUTE@\n" \
+  "\n" \
+  "\n" \
+  "def save():\n" \
+  "    with open(os.path.join(FOLDER, KEY + \".pkl\"), \"wb\") as f:\n" \
+  "        pickle.dump(state[\"output\"], f)\n"
+
+/* The body of compute() for a step that hangs until it is stopped: it
+ * writes its process id to KEY.pid in the workflow folder, then sleeps for
+ * a minute.
+ */
+#define SK_TEST_HANG \
+  "    note(KEY + \".pid\", str(os.getpid()))\n" \
+  "    time.sleep(60)\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\"}"
+
+/* The body of compute() for a step that takes half a minute, long enough
+ * for a test to stop it; it needs no helper of the template.
+ */
+#define SK_TEST_SLEEP_LONG \
+  "    time.sleep(30)\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\"}"
 
 void      sk_test_write_script    (const char  *folder,
                                    const char  *template_text,
@@ -50,6 +132,9 @@ void      sk_test_read_interval   (const char  *folder,
                                    const char  *key,
                                    double      *start,
                                    double      *end);
+
+JsonNode   *sk_test_parse_json    (const char  *text);
+JsonObject *sk_test_parse_object  (const char  *text);
 
 void      sk_test_assert_contains (const char  *haystack,
                                    const char  *needle);

@@ -18,55 +18,36 @@
 #include "sk-agent.h"
 #include "sk-fake-llm.h"
 #include "sk-runner.h"
+#include "sk-test-agent.h"
 #include "sk-test-util.h"
 
-#define SCRIPT_HEAD \
-  "import os\n" \
-  "import pickle\n" \
-  "\n" \
-  "state = {}\n" \
-  "HERE = os.path.dirname(os.path.abspath(__file__))\n" \
-  "KEY = os.path.basename(HERE)\n" \
-  "\n" \
-  "def summary(line, mode='a'):\n" \
-  "    with open(os.path.join(HERE, KEY + '_summary.txt'), mode) as f:\n" \
-  "        f.write(line + '\\n')\n" \
-  "\n" \
-  "def preprocess(prior_outputs):\n" \
-  "    summary('Works on numbers.', 'w')\n" \
-  "    state['local'] = prior_outputs\n" \
-  "    return True\n" \
-  "\n" \
-  "def save():\n" \
-  "    with open(os.path.join(HERE, KEY + '.pkl'), 'wb') as f:\n" \
-  "        pickle.dump(state['output'], f)\n" \
-  "\n" \
-  "def compute():\n"
+/* What the model writes for the steps of CHAIN_JSON. */
+#define NUMBERS_SCRIPT(compute) SK_TEST_STEP_SCRIPT ("Works on numbers.", compute)
 
-#define LOAD_SCRIPT SCRIPT_HEAD \
-  "    state['output'] = {'task_status': 'success', 'numbers': [1, 2, 3]}\n" \
-  "    summary('3 numbers loaded')\n" \
-  "    summary('Task completed successfully')\n"
+#define LOAD_SCRIPT \
+  NUMBERS_SCRIPT ("    state['output'] = {'task_status': 'success', 'numbers': [1, 2, 3]}\n" \
+                  "    summary('3 numbers loaded')\n" \
+                  "    summary('Task completed successfully')\n")
 
-#define DOUBLE_SCRIPT SCRIPT_HEAD \
-  "    numbers = state['local']['load']['numbers']\n" \
-  "    state['output'] = {'task_status': 'success', 'numbers': [2 * n for n in numbers]}\n" \
-  "    summary('Task completed successfully')\n"
+#define DOUBLE_SCRIPT \
+  NUMBERS_SCRIPT ("    numbers = state['local']['load']['numbers']\n" \
+                  "    state['output'] = {'task_status': 'success', 'numbers': [2 * n for n in numbers]}\n" \
+                  "    summary('Task completed successfully')\n")
 
-#define REPORT_SCRIPT SCRIPT_HEAD \
-  "    total = sum(state['local']['double']['numbers'])\n" \
-  "    with open(os.path.join(HERE, 'total.txt'), 'w') as f:\n" \
-  "        f.write(str(total))\n" \
-  "    state['output'] = {'task_status': 'success', 'total': total}\n" \
-  "    summary('The total is %d' % total)\n" \
-  "    summary('Task completed successfully')\n"
+#define REPORT_SCRIPT \
+  NUMBERS_SCRIPT ("    total = sum(state['local']['double']['numbers'])\n" \
+                  "    with open(os.path.join(HERE, 'total.txt'), 'w') as f:\n" \
+                  "        f.write(str(total))\n" \
+                  "    state['output'] = {'task_status': 'success', 'total': total}\n" \
+                  "    summary('The total is %d' % total)\n" \
+                  "    summary('Task completed successfully')\n")
 
-#define BROKEN_SCRIPT SCRIPT_HEAD \
-  "    state['output'] = {'task_status': 'success', 'ratio': 1 / 0}\n"
+#define BROKEN_SCRIPT \
+  NUMBERS_SCRIPT ("    state['output'] = {'task_status': 'success', 'ratio': 1 / 0}\n")
 
-#define FIXED_SCRIPT SCRIPT_HEAD \
-  "    state['output'] = {'task_status': 'success', 'ratio': 0}\n" \
-  "    summary('Task completed successfully')\n"
+#define FIXED_SCRIPT \
+  NUMBERS_SCRIPT ("    state['output'] = {'task_status': 'success', 'ratio': 0}\n" \
+                  "    summary('Task completed successfully')\n")
 
 #define CHAIN_JSON \
   "{\"process_name\": \"numbers\", \"process_description\": \"Doubles and adds numbers.\"," \
@@ -110,7 +91,7 @@ fixture_set_up (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autoptr(SkLlmClient) client = NULL;
 
-  fixture->folder = sk_test_make_tmp_dir ("test-agent-XXXXXX");
+  fixture->folder = sk_test_make_tmp_dir ("agent");
   sk_test_write_text (fixture->folder, "process.json", json);
   file = g_file_new_build_filename (fixture->folder, "process.json", NULL);
   fixture->project = sk_project_load (file, &error);
@@ -145,38 +126,6 @@ fixture_tear_down (Fixture       *fixture,
   g_clear_error (&fixture->error);
   sk_test_remove_tree (fixture->folder);
   g_free (fixture->folder);
-}
-
-/* A reply that says one sentence and calls one tool. */
-static void
-push_call (Fixture    *fixture,
-           const char *said,
-           const char *tool,
-           const char *first_member,
-           const char *first_value,
-           const char *second_member,
-           const char *second_value)
-{
-  g_autoptr(GError) error = NULL;
-
-  sk_fake_llm_push_tool_call (fixture->fake, said, tool, first_member, first_value,
-                              second_member, second_value, &error);
-  g_assert_no_error (error);
-}
-
-static void
-push_write (Fixture    *fixture,
-            const char *path,
-            const char *content)
-{
-  push_call (fixture, "I am writing the script.", "write_file", "path", path, "content", content);
-}
-
-static void
-push_complete (Fixture    *fixture,
-               const char *summary)
-{
-  push_call (fixture, "Everything works.", "task_complete", "summary", summary, NULL, NULL);
 }
 
 static void
@@ -269,22 +218,20 @@ test_generate_and_run (Fixture       *fixture,
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
   g_autofree char *total = NULL;
-  g_autofree char *saved = NULL;
   guint64 prompt, completion;
 
   if (!have_sandbox ())
     return;
 
-  push_call (fixture, "Let me look at the folder.", "list_dir", "path", ".", NULL, NULL);
-  push_write (fixture, "load.py", LOAD_SCRIPT);
-  push_call (fixture, "I run the script to check it.", "run_command", "command",
-             "/usr/bin/python3 -c \"import load; load.preprocess({}); load.compute(); load.save(); print(load.state['output'])\"",
-             NULL, NULL);
-  push_complete (fixture, "The step produces the numbers 1, 2 and 3.");
-  push_write (fixture, "double.py", DOUBLE_SCRIPT);
-  push_complete (fixture, "The step doubles the numbers.");
-  push_write (fixture, "report.py", REPORT_SCRIPT);
-  push_complete (fixture, "The step writes the total.");
+  sk_test_push_call (fixture->fake, "Let me look at the folder.", "list_dir", "path", ".", NULL, NULL);
+  sk_test_push_write (fixture->fake, "load.py", LOAD_SCRIPT);
+  sk_test_push_call (fixture->fake, "I run the script to check it.", "run_command", "command",
+                     "/usr/bin/python3 -c \"import load; load.preprocess({}); load.compute(); load.save(); print(load.state['output'])\"",
+                     NULL, NULL);
+  sk_test_push_complete (fixture->fake, "The step produces the numbers 1, 2 and 3.");
+  sk_test_push_write_and_complete (fixture->fake, "double.py", DOUBLE_SCRIPT,
+                                   "The step doubles the numbers.");
+  sk_test_push_write_and_complete (fixture->fake, "report.py", REPORT_SCRIPT, "The step writes the total.");
 
   run (fixture, FALSE);
   g_assert_no_error (fixture->error);
@@ -308,12 +255,13 @@ test_generate_and_run (Fixture       *fixture,
   sk_test_assert_contains (second, "Double every number.");
   g_assert_null (strstr (second, "UNIQUE-REPORT-TASK"));
 
-  /* Tokens: four calls for load, at 100 + 20 each, kept in the workflow. */
+  /* Tokens: four calls for load, at 100 + 20 each, kept in the step.
+   * Saving them into process.json is the workspace's, and the runner leaves
+   * the workflow file alone; test_cli() checks that skele saves them. */
   sk_node_get_tokens (node (fixture, "load"), &prompt, &completion);
   g_assert_cmpuint (prompt, ==, 400);
   g_assert_cmpuint (completion, ==, 80);
-  saved = sk_test_read_text (fixture->folder, "process.json");
-  sk_test_assert_contains (saved, "\"tokens\"");
+  g_assert_true (sk_project_get_modified (fixture->project));
 
   g_assert_cmpuint (fixture->progress->len, >, 0);
   g_assert_true (g_ptr_array_find_with_equal_func (fixture->progress,
@@ -337,8 +285,8 @@ test_repair (Fixture       *fixture,
   /* The report step fails too when double has no numbers; only double is
    * asked to run here.
    */
-  push_write (fixture, "double.py", DOUBLE_SCRIPT);
-  push_complete (fixture, "Fixed: the script divided by zero.");
+  sk_test_push_write_and_complete (fixture->fake, "double.py", DOUBLE_SCRIPT,
+                                   "Fixed: the script divided by zero.");
 
   fixture->done = FALSE;
   {
@@ -379,10 +327,8 @@ test_repair_gives_up (Fixture       *fixture,
   g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
 
   sk_test_write_text (fixture->folder, "load/load.py", BROKEN_SCRIPT);
-  push_write (fixture, "load.py", BROKEN_SCRIPT);
-  push_complete (fixture, "Fixed, I think.");
-  push_write (fixture, "load.py", BROKEN_SCRIPT);
-  push_complete (fixture, "Fixed again.");
+  sk_test_push_write_and_complete (fixture->fake, "load.py", BROKEN_SCRIPT, "Fixed, I think.");
+  sk_test_push_write_and_complete (fixture->fake, "load.py", BROKEN_SCRIPT, "Fixed again.");
 
   run_one (fixture, "load", FALSE);
 
@@ -428,9 +374,8 @@ test_confinement (Fixture       *fixture,
   g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *second = NULL;
 
-  push_write (fixture, "../double/double.py", "print('overwritten')\n");
-  push_write (fixture, "load.py", LOAD_SCRIPT);
-  push_complete (fixture, "Done.");
+  sk_test_push_write (fixture->fake, "../double/double.py", "print('overwritten')\n");
+  sk_test_push_write_and_complete (fixture->fake, "load.py", LOAD_SCRIPT, "Done.");
 
   run_one (fixture, "load", TRUE);
 
@@ -454,9 +399,8 @@ test_complete_without_script (Fixture       *fixture,
   g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *second = NULL;
 
-  push_complete (fixture, "All done!");
-  push_write (fixture, "load.py", LOAD_SCRIPT);
-  push_complete (fixture, "Now it is done.");
+  sk_test_push_complete (fixture->fake, "All done!");
+  sk_test_push_write_and_complete (fixture->fake, "load.py", LOAD_SCRIPT, "Now it is done.");
 
   run_one (fixture, "load", TRUE);
 
@@ -533,15 +477,14 @@ test_reviewer (Fixture       *fixture,
 
   sk_runner_set_agent_options (fixture->runner, 2, 10, TRUE, TRUE, FALSE);
 
-  push_call (fixture, "I fetch the data.", "run_command", "command",
-             "curl -s http://example.com/data.csv -o data.csv", NULL, NULL);
+  sk_test_push_call (fixture->fake, "I fetch the data.", "run_command", "command",
+                     "curl -s http://example.com/data.csv -o data.csv", NULL, NULL);
   sk_fake_llm_push_json (fixture->fake, "{\"parts\": [{\"text\": \"DENY it downloads from the network\"}]}", &error);
   g_assert_no_error (error);
-  push_call (fixture, "I check the folder instead.", "run_command", "command", "echo reviewed-and-run", NULL, NULL);
+  sk_test_push_call (fixture->fake, "I check the folder instead.", "run_command", "command", "echo reviewed-and-run", NULL, NULL);
   sk_fake_llm_push_json (fixture->fake, "{\"parts\": [{\"text\": \"ALLOW it only prints a word\"}]}", &error);
   g_assert_no_error (error);
-  push_write (fixture, "load.py", LOAD_SCRIPT);
-  push_complete (fixture, "Done.");
+  sk_test_push_write_and_complete (fixture->fake, "load.py", LOAD_SCRIPT, "Done.");
 
   run_one (fixture, "load", TRUE);
 
@@ -577,11 +520,10 @@ test_long_session (Fixture       *fixture,
     g_string_append_printf (big, "line %u of the data UNIQUE-%u\n", i, i);
   sk_test_write_text (fixture->folder, "load/data.txt", big->str);
 
-  push_call (fixture, "I read the data.", "read_file", "path", "data.txt", NULL, NULL);
+  sk_test_push_call (fixture->fake, "I read the data.", "read_file", "path", "data.txt", NULL, NULL);
   for (guint i = 0; i < 5; i++)
-    push_call (fixture, "I look around.", "list_dir", "path", ".", NULL, NULL);
-  push_write (fixture, "load.py", LOAD_SCRIPT);
-  push_complete (fixture, "Done.");
+    sk_test_push_call (fixture->fake, "I look around.", "list_dir", "path", ".", NULL, NULL);
+  sk_test_push_write_and_complete (fixture->fake, "load.py", LOAD_SCRIPT, "Done.");
 
   run_one (fixture, "load", TRUE);
 
@@ -673,10 +615,8 @@ test_cli (Fixture       *fixture,
   sk_test_assert_contains (err, "SKELE_LLM_MODEL");
   g_clear_pointer (&err, g_free);
 
-  push_write (fixture, "load.py", LOAD_SCRIPT);
-  push_complete (fixture, "The step produces the numbers.");
-  push_write (fixture, "double.py", DOUBLE_SCRIPT);
-  push_complete (fixture, "The step doubles them.");
+  sk_test_push_write_and_complete (fixture->fake, "load.py", LOAD_SCRIPT, "The step produces the numbers.");
+  sk_test_push_write_and_complete (fixture->fake, "double.py", DOUBLE_SCRIPT, "The step doubles them.");
 
   status = spawn_skele (fixture, SK_TEST_STRV ("generate", "--node", "load", "--node", "double",
                                                fixture->folder), TRUE, &err);
@@ -701,8 +641,7 @@ test_cli (Fixture       *fixture,
   g_assert_null (strstr (log, "sk-secret-test-key"));
 
   /* run writes the last step's code, then runs all three. */
-  push_write (fixture, "report.py", REPORT_SCRIPT);
-  push_complete (fixture, "The step writes the total.");
+  sk_test_push_write_and_complete (fixture->fake, "report.py", REPORT_SCRIPT, "The step writes the total.");
   status = spawn_skele (fixture, SK_TEST_STRV ("run", fixture->folder), TRUE, &err);
   g_assert_cmpint (status, ==, 0);
   sk_test_assert_contains (err, "Writing the code of “report”");

@@ -26,52 +26,11 @@
 static char *python_path;
 static const char *skele_bin;
 
-static const char script_template[] =
-  "import os\n"
-  "import pickle\n"
-  "import time\n"
-  "\n"
-  "KEY = \"@KEY@\"\n"
-  "FOLDER = os.path.dirname(os.path.abspath(__file__))\n"
-  "WORKFLOW = os.path.dirname(FOLDER)\n"
-  "\n"
-  "state = {}\n"
-  "\n"
-  "\n"
-  "def report(line, fresh=False):\n"
-  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"w\" if fresh else \"a\") as f:\n"
-  "        f.write(line + \"\\n\")\n"
-  "\n"
-  "\n"
-  "def note(name, text):\n"
-  "    with open(os.path.join(WORKFLOW, name), \"a\") as f:\n"
-  "        f.write(text + \"\\n\")\n"
-  "\n"
-  "\n"
-  "def preprocess(prior_outputs):\n"
-  "    note(\"runs.log\", KEY)\n"
-  "    state[\"local\"] = {\"priors\": prior_outputs}\n"
-  "    report(\"task \" + KEY, fresh=True)\n"
-  "@PRE@\n"
-  "    return True\n"
-  "\n"
-  "\n"
-  "def compute():\n"
-  "@COMPUTE@\n"
-  "\n"
-  "\n"
-  "def save():\n"
-  "    with open(os.path.join(FOLDER, KEY + \".pkl\"), \"wb\") as f:\n"
-  "        pickle.dump(state[\"output\"], f)\n";
-
-#define DEFAULT_PRE "    pass"
+/* The steps' scripts are SK_TEST_SCRIPT_TEMPLATE; unless a test says
+ * otherwise, a step gives its key as its value. */
 #define DEFAULT_COMPUTE \
   "    state[\"output\"] = {\"task_status\": \"success\", \"value\": KEY}\n" \
   "    report(\"done \" + KEY)"
-#define HANG \
-  "    note(KEY + \".pid\", str(os.getpid()))\n" \
-  "    time.sleep(60)\n" \
-  "    state[\"output\"] = {\"task_status\": \"success\"}"
 
 typedef struct
 {
@@ -131,8 +90,7 @@ write_script (const char *folder,
               const char *pre,
               const char *compute)
 {
-  sk_test_write_script (folder, script_template, key,
-                        pre != NULL ? pre : DEFAULT_PRE,
+  sk_test_write_script (folder, SK_TEST_SCRIPT_TEMPLATE, key, pre,
                         compute != NULL ? compute : DEFAULT_COMPUTE);
 }
 
@@ -308,17 +266,10 @@ parse_events (const char *out)
 
   for (guint i = 0; i + 1 < n; i++)
     {
-      g_autoptr(JsonParser) parser = json_parser_new ();
-      g_autoptr(GError) error = NULL;
-      JsonNode *root;
+      JsonObject *event = sk_test_parse_object (lines[i]);
 
-      json_parser_load_from_data (parser, lines[i], -1, &error);
-      g_assert_no_error (error);
-      root = json_parser_get_root (parser);
-      g_assert_nonnull (root);
-      g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
-      g_assert_nonnull (json_object_get_string_member (json_node_get_object (root), "event"));
-      g_ptr_array_add (events, json_object_ref (json_node_get_object (root)));
+      g_assert_nonnull (json_object_get_string_member (event, "event"));
+      g_ptr_array_add (events, event);
     }
 
   return events;
@@ -579,7 +530,7 @@ test_interrupt (void)
   pid_t pid;
 
   write_process (dir, "1 sleeper\n2 after 1");
-  write_script (dir, "sleeper", NULL, HANG);
+  write_script (dir, "sleeper", NULL, SK_TEST_HANG);
   write_script (dir, "after", NULL, NULL);
 
   launcher = new_launcher (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
@@ -940,7 +891,7 @@ test_timeout (void)
   pid_t pid;
 
   write_process (dir, "1 hang\n2 free");
-  write_script (dir, "hang", NULL, HANG);
+  write_script (dir, "hang", NULL, SK_TEST_HANG);
   write_script (dir, "free", NULL, NULL);
 
   run_skele (&result, "run", dir, "--timeout", "1", NULL);

@@ -1,0 +1,217 @@
+/* test-window-run.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Running a workflow from the main window with real Python: a whole run,
+ * stopping one, a run with nothing marked, and a step without code.
+ */
+
+#define G_LOG_DOMAIN "test-window-run"
+
+#include "sk-test-window.h"
+
+static void
+test_run_example (Fixture       *f,
+                  gconstpointer  data)
+{
+  SkWindow *window;
+  SkProject *project;
+  SkOutputCell *output;
+  GtkWidget *stop_button;
+  GtkWidget *run_button;
+  SkNode *chart;
+
+  if (skip_without_python ())
+    return;
+
+  use_python ();
+  window = new_window ();
+  copy_example (f);
+  project = open_and_wait (window, f->folder);
+  stop_button = template_child (window, "stop_button");
+  run_button = template_child (window, "run_button");
+  g_assert_false (gtk_widget_get_visible (stop_button));
+  g_assert_true (gtk_widget_get_visible (run_button));
+
+  activate (window, "run");
+
+  g_assert_true (_sk_window_is_running (window));
+  g_assert_true (gtk_widget_get_visible (stop_button));
+  g_assert_false (gtk_widget_get_visible (run_button));
+  g_assert_true (action_enabled (window, "stop"));
+  g_assert_false (action_enabled (window, "run"));
+  g_assert_true (gtk_widget_get_visible (template_child (window, "progress_bar")));
+
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+
+  g_assert_false (gtk_widget_get_visible (stop_button));
+  g_assert_true (gtk_widget_get_visible (run_button));
+  g_assert_false (gtk_widget_get_visible (template_child (window, "progress_bar")));
+  g_assert_true (action_enabled (window, "run"));
+  g_assert_false (action_enabled (window, "stop"));
+  g_assert_true (g_str_has_prefix (_sk_window_get_last_toast (window), "Run finished: 5 steps succeeded"));
+
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      if (sk_node_get_state (node) != SK_NODE_STATE_SUCCEEDED)
+        g_error ("%s ended %s: %s", sk_node_get_name (node),
+                 sk_node_state_to_string (sk_node_get_state (node)),
+                 sk_node_get_error_text (node));
+    }
+  g_assert_true (exists_in (f, "revenue_chart/revenue_chart.svg"));
+  g_assert_true (exists_in (f, "sales_report/report.md"));
+
+  chart = node_by_key (window, "revenue_chart");
+  sk_canvas_select_node (_sk_window_get_canvas (window), chart);
+  output = _sk_window_get_output_cell (window);
+  g_assert_true (sk_cell_get_node (SK_CELL (output)) == chart);
+  g_assert_cmpstr (sk_output_cell_get_selected_file (output), ==, "revenue_chart.svg");
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (sk_output_cell_get_preview_kind (output), "image") == 0, WAIT_MS);
+
+  destroy_window (window);
+  forget_python ();
+}
+
+/* The end of a step's preprocess() that writes its process id to "started"
+ * in its folder. */
+#define WRITE_STARTED \
+  "    with open(os.path.join(FOLDER, \"started\"), \"w\") as f:\n" \
+  "        f.write(str(os.getpid()))"
+
+static void
+test_run_stop (Fixture       *f,
+               gconstpointer  data)
+{
+  SkWindow *window;
+  SkProject *project;
+  SkNode *node;
+  g_autofree char *pid_text = NULL;
+  g_autofree char *workflow = g_build_filename (f->dir, "slow", NULL);
+  gint64 stopped_at;
+  double seconds;
+
+  if (skip_without_python ())
+    return;
+
+  use_python ();
+  window = new_window ();
+  project = create_and_open (window, f, "slow");
+  node = add_step (project, "1", "sleeper");
+  sk_test_write_script (workflow, SK_TEST_SCRIPT_TEMPLATE, "sleeper", WRITE_STARTED, SK_TEST_SLEEP_LONG);
+
+  activate (window, "run");
+  g_assert_true (_sk_window_is_running (window));
+  /* Running saves first, because the runner reads the workflow from disk. */
+  g_assert_false (sk_project_get_modified (project));
+
+  SK_TEST_WAIT_UNTIL (exists_in (f, "slow/sleeper/started") &&
+              sk_node_get_state (node) == SK_NODE_STATE_RUNNING, WAIT_MS);
+
+  stopped_at = g_get_monotonic_time ();
+  activate (window, "stop");
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), 10000);
+  seconds = (g_get_monotonic_time () - stopped_at) / (double) G_USEC_PER_SEC;
+  g_assert_cmpfloat (seconds, <, 10);
+
+  g_assert_cmpint (sk_node_get_state (node), ==, SK_NODE_STATE_CANCELLED);
+  g_assert_false (exists_in (f, "slow/sleeper/sleeper.pkl"));
+  g_assert_true (g_str_has_prefix (_sk_window_get_last_toast (window), "Run stopped"));
+  g_assert_false (gtk_widget_get_visible (template_child (window, "stop_button")));
+  g_assert_true (action_enabled (window, "run"));
+
+  pid_text = sk_test_read_text (f->dir, "slow/sleeper/started");
+  g_assert_true (sk_test_process_gone ((pid_t) g_ascii_strtoll (pid_text, NULL, 10)));
+
+  destroy_window (window);
+  forget_python ();
+}
+
+static void
+test_run_nothing_marked (Fixture       *f,
+                         gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project;
+
+  copy_example (f);
+  project = open_and_wait (window, f->folder);
+
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      sk_node_set_run (node, FALSE);
+    }
+  g_assert_true (sk_project_get_modified (project));
+
+  activate (window, "run");
+
+  g_assert_false (_sk_window_is_running (window));
+  g_assert_cmpstr (_sk_window_get_last_toast (window), ==,
+                   "No step is marked to run. Right-click a step to mark it.");
+  drain ();
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      g_assert_cmpint (sk_node_get_state (node), ==, SK_NODE_STATE_IDLE);
+    }
+  /* Nothing was saved or run. */
+  g_assert_true (sk_project_get_modified (project));
+  g_assert_false (exists_in (f, ".skele"));
+  g_assert_false (exists_in (f, "load_sales/load_sales.pkl"));
+  g_assert_false (exists_in (f, "revenue_chart/revenue_chart.svg"));
+
+  destroy_window (window);
+}
+
+static void
+test_run_no_script (Fixture       *f,
+                    gconstpointer  data)
+{
+  SkWindow *window;
+  SkProject *project;
+  SkNode *node;
+
+  if (skip_without_python ())
+    return;
+
+  use_python ();
+  window = new_window ();
+  project = create_and_open (window, f, "empty");
+  node = add_step (project, "1", "empty step");
+
+  activate (window, "run");
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+
+  g_assert_cmpint (sk_node_get_state (node), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_text (node), "no code");
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "1 step has no code yet");
+  /* No model is set up, so the toast says what one would do and offers
+   * Preferences. */
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "a coding agent can write it");
+  g_assert_cmpstr (_sk_window_get_last_toast_action (window), ==, "app.agent-preferences");
+  /* The failure is shown. */
+  g_assert_true (sk_canvas_get_selected_node (_sk_window_get_canvas (window)) == node);
+
+  destroy_window (window);
+  forget_python ();
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!sk_test_window_init (&argc, &argv))
+    return 0;
+
+  SK_TEST_WINDOW_ADD ("run/example", test_run_example);
+  SK_TEST_WINDOW_ADD ("run/stop", test_run_stop);
+  SK_TEST_WINDOW_ADD ("run/nothing-marked", test_run_nothing_marked);
+  SK_TEST_WINDOW_ADD ("run/no-script", test_run_no_script);
+
+  return sk_test_window_run ();
+}
