@@ -31,50 +31,10 @@ static char *python_path;
  * and writes what it received from its priors into its summary.
  */
 static const char script_template[] =
-  "import os\n"
-  "import pickle\n"
-  "import subprocess\n"
-  "import sys\n"
-  "import time\n"
-  "\n"
-  "KEY = \"@KEY@\"\n"
-  "FOLDER = os.path.dirname(os.path.abspath(__file__))\n"
-  "WORKFLOW = os.path.dirname(FOLDER)\n"
-  "\n"
-  "state = {}\n"
-  "\n"
-  "\n"
-  "def report(line, fresh=False):\n"
-  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"w\" if fresh else \"a\") as f:\n"
-  "        f.write(line + \"\\n\")\n"
-  "\n"
-  "\n"
-  "def note(name, text):\n"
-  "    with open(os.path.join(WORKFLOW, name), \"a\") as f:\n"
-  "        f.write(text + \"\\n\")\n"
-  "\n"
-  "\n"
-  "def describe(priors):\n"
-  "    return \" \".join(k + \"=\" + (str(v.get(\"value\", \"?\")) if v else \"{}\")\n"
-  "                    for k, v in sorted(priors.items()))\n"
-  "\n"
-  "\n"
-  "def preprocess(prior_outputs):\n"
-  "    note(\"runs.log\", KEY)\n"
-  "    state[\"local\"] = {\"priors\": prior_outputs}\n"
-  "    report(\"task \" + KEY, fresh=True)\n"
+  SK_TEST_SCRIPT_HEAD
+  SK_TEST_SCRIPT_PREPROCESS
   "    report(\"received \" + describe(prior_outputs))\n"
-  "@PRE@\n"
-  "    return True\n"
-  "\n"
-  "\n"
-  "def compute():\n"
-  "@COMPUTE@\n"
-  "\n"
-  "\n"
-  "def save():\n"
-  "    with open(os.path.join(FOLDER, KEY + \".pkl\"), \"wb\") as f:\n"
-  "        pickle.dump(state[\"output\"], f)\n";
+  SK_TEST_SCRIPT_TAIL;
 
 #define DEFAULT_PRE "    pass"
 #define DEFAULT_COMPUTE \
@@ -628,9 +588,7 @@ test_timeout (void)
   workflow_add (wf, "1", "hang", NULL);
   workflow_save (wf);
   write_script (wf, "hang", NULL,
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
-                "    time.sleep(60)\n"
-                "    state[\"output\"] = {\"task_status\": \"success\"}");
+                SK_TEST_HANG);
 
   sk_runner_set_timeout (runner, 1);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
@@ -754,9 +712,7 @@ test_cancel (void)
   workflow_save (wf);
   write_script (wf, "quick", NULL, NULL);
   write_script (wf, "sleeper", NULL,
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
-                "    time.sleep(60)\n"
-                "    state[\"output\"] = {\"task_status\": \"success\"}");
+                SK_TEST_HANG);
   write_script (wf, "next", NULL, NULL);
   write_script (wf, "last", NULL, NULL);
 
@@ -1225,9 +1181,7 @@ test_in_memory_timeout (void)
   workflow_add (wf, "2", "later", NULL);
   workflow_save (wf);
   write_script (wf, "hang", NULL,
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
-                "    time.sleep(60)\n"
-                "    state[\"output\"] = {\"task_status\": \"success\"}");
+                SK_TEST_HANG);
   write_script (wf, "later", NULL,
                 "    note(KEY + \".pid\", str(os.getpid()))\n"
                 DEFAULT_COMPUTE);
@@ -1306,9 +1260,7 @@ test_in_memory_cancel (void)
   workflow_save (wf);
   write_script (wf, "first", NULL, NULL);
   write_script (wf, "sleeper", NULL,
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
-                "    time.sleep(60)\n"
-                "    state[\"output\"] = {\"task_status\": \"success\"}");
+                SK_TEST_HANG);
   write_script (wf, "last", NULL, NULL);
   write_script (wf, "other", NULL, NULL);
 

@@ -20,43 +20,11 @@
 
 #define WAIT_MS 30000
 
-/* A step that reports its own interpreter and a number, so that a test can
- * tell which Python ran it and what it computed. */
-static const char script_template[] =
-  "import os\n"
-  "import pickle\n"
-  "import sys\n"
-  "import time\n"
-  "\n"
-  "KEY = \"@KEY@\"\n"
-  "FOLDER = os.path.dirname(os.path.abspath(__file__))\n"
-  "\n"
-  "state = {}\n"
-  "\n"
-  "\n"
-  "def preprocess(prior_outputs):\n"
-  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"w\") as f:\n"
-  "        f.write(\"task \" + KEY + \"\\n\")\n"
-  "@PRE@\n"
-  "    return True\n"
-  "\n"
-  "\n"
-  "def compute():\n"
-  "@COMPUTE@\n"
-  "\n"
-  "\n"
-  "def save():\n"
-  "    with open(os.path.join(FOLDER, KEY + \".pkl\"), \"wb\") as f:\n"
-  "        pickle.dump(state[\"output\"], f)\n";
-
+/* A step that reports its own interpreter, so that a test can tell which
+ * Python ran it. */
 #define REPORT_PYTHON \
-  "    with open(os.path.join(FOLDER, KEY + \"_summary.txt\"), \"a\") as f:\n" \
-  "        f.write(\"ran \" + KEY + \"\\n\")\n" \
+  "    report(\"ran \" + KEY)\n" \
   "    state[\"output\"] = {\"task_status\": \"success\", \"python\": sys.executable}"
-
-#define SLEEP_LONG \
-  "    time.sleep(30)\n" \
-  "    state[\"output\"] = {\"task_status\": \"success\"}"
 
 static const char two_steps[] =
   "{\"process_name\": \"two steps\", \"nodes\": {"
@@ -139,8 +107,8 @@ static void
 write_scripts (Fixture    *f,
                const char *compute)
 {
-  sk_test_write_script (f->dir, script_template, "load_data", "    pass", compute);
-  sk_test_write_script (f->dir, script_template, "make_chart", "    pass", compute);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL, compute);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "make_chart", NULL, compute);
 }
 
 static void
@@ -170,12 +138,8 @@ static JsonObject *
 read_process (Fixture *f)
 {
   g_autofree char *text = sk_test_read_text (f->dir, "process.json");
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
 
-  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
-  g_assert_no_error (error);
-  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+  return sk_test_parse_object (text);
 }
 
 /* Opening --------------------------------------------------------------- */
@@ -454,7 +418,7 @@ test_settings_as_command_line (Fixture       *f,
   /* The time limit of the settings stops a step that takes too long. */
   g_settings_set_string (f->settings, "python", f->python);
   g_settings_set_uint (f->settings, "timeout", 1);
-  sk_test_write_script (f->dir, script_template, "load_data", "    pass", SLEEP_LONG);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL, SK_TEST_SLEEP_LONG);
   run_and_wait (f, NULL, FALSE);
   g_assert_no_error (f->error);
   g_assert_cmpuint (f->report.stats.failed, >=, 1);
@@ -505,7 +469,7 @@ test_stop_and_busy (Fixture       *f,
   guint changes = 0;
 
   open_workspace (f, two_steps);
-  write_scripts (f, SLEEP_LONG);
+  write_scripts (f, SK_TEST_SLEEP_LONG);
   g_signal_connect (f->workspace, "notify::running", G_CALLBACK (running_cb), &changes);
 
   f->done = FALSE;
@@ -537,8 +501,8 @@ test_stop_keeps_finished (Fixture       *f,
   JsonObject *load;
 
   open_workspace (f, two_steps);
-  sk_test_write_script (f->dir, script_template, "load_data", "    pass", REPORT_PYTHON);
-  sk_test_write_script (f->dir, script_template, "make_chart", "    pass", SLEEP_LONG);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL, REPORT_PYTHON);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "make_chart", NULL, SK_TEST_SLEEP_LONG);
 
   f->done = FALSE;
   sk_workspace_run_async (f->workspace, NULL, NULL, FALSE, NULL, run_done_cb, f);
