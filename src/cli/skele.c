@@ -15,10 +15,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib-unix.h>
 
-#include "sk-project.h"
-#include "sk-runner.h"
-#include "sk-step-folder.h"
-#include "sk-workspace.h"
+#include "skele.h"
 
 #define EXIT_NODE_FAILED 1
 #define EXIT_INVALID 2

@@ -6,6 +6,10 @@
 
 #pragma once
 
+#if !defined (SKELE_INSIDE) && !defined (SKELE_COMPILATION)
+# error "Only \"skele.h\" can be included directly."
+#endif
+
 #include <gio/gio.h>
 
 #include "sk-project.h"

@@ -18,6 +18,7 @@ G_BEGIN_DECLS
 # include "sk-agent-context.h"
 # include "sk-agent-key.h"
 # include "sk-agent-settings.h"
+# include "sk-agent-text-calls.h"
 # include "sk-agent-tools.h"
 # include "sk-agent.h"
 # include "sk-history.h"
@@ -31,9 +32,12 @@ G_BEGIN_DECLS
 # include "sk-prompt-template.h"
 # include "sk-prompts.h"
 # include "sk-runner.h"
+# include "sk-sandbox.h"
+# include "sk-script-file.h"
 # include "sk-settings.h"
 # include "sk-step-folder.h"
 # include "sk-util.h"
+# include "sk-workspace.h"
 #undef SKELE_INSIDE
 
 G_END_DECLS

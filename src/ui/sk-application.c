@@ -14,8 +14,7 @@
 
 #include "sk-application.h"
 #include "sk-preferences-window.h"
-#include "sk-settings.h"
-#include "sk-step-folder.h"
+#include "skele.h"
 #include "sk-widgets.h"
 #include "sk-window.h"
 

@@ -13,7 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "sk-canvas-private.h"
-#include "sk-layout.h"
+#include "skele.h"
 
 /* The canvas's actions and their keys, which give every mouse operation a
  * keyboard path; the edits that actions and tools share; the popover with

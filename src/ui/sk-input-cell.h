@@ -9,7 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "sk-cell.h"
-#include "sk-history.h"
+#include "skele.h"
 
 G_BEGIN_DECLS
 

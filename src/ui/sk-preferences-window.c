@@ -10,9 +10,7 @@
 
 #include <glib/gi18n.h>
 
-#include "sk-llm-client.h"
-#include "sk-agent-key.h"
-#include "sk-agent-settings.h"
+#include "skele.h"
 #include "sk-preferences-window.h"
 
 struct _SkPreferencesWindow

@@ -8,8 +8,7 @@
 
 #include <adwaita.h>
 
-#include "sk-history.h"
-#include "sk-project.h"
+#include "skele.h"
 
 G_BEGIN_DECLS
 

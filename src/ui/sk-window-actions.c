@@ -12,8 +12,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sk-code-cell-private.h"
-#include "sk-llm.h"
-#include "sk-step-folder.h"
+#include "skele.h"
 #include "sk-window-private.h"
 
 /* Saving */

@@ -8,12 +8,11 @@
 
 #include "sk-canvas.h"
 #include "sk-code-cell.h"
-#include "sk-history.h"
+#include "skele.h"
 #include "sk-input-cell.h"
 #include "sk-output-cell.h"
 #include "sk-step-list.h"
 #include "sk-window.h"
-#include "sk-workspace.h"
 
 G_BEGIN_DECLS
 

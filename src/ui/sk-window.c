@@ -13,7 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "sk-properties-dialog.h"
-#include "sk-settings.h"
+#include "skele.h"
 #include "sk-window-private.h"
 
 G_DEFINE_FINAL_TYPE (SkWindow, sk_window, ADW_TYPE_APPLICATION_WINDOW)

@@ -9,7 +9,7 @@
 #include <adwaita.h>
 
 #include "sk-application.h"
-#include "sk-project.h"
+#include "skele.h"
 
 G_BEGIN_DECLS
 
