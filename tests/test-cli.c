@@ -242,6 +242,20 @@ run_skele_env (Result             *result,
   va_end (args);
 }
 
+/* Runs skele without SKELE_PYTHON, so that the settings choose. */
+static void
+run_skele_settings (Result             *result,
+                    const char * const *env,
+                    const char         *first,
+                    ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  run_skele_full (result, FALSE, env, first, args);
+  va_end (args);
+}
+
 /* A failed check shows what skele said. */
 static void
 assert_status (Result *result,
@@ -908,6 +922,48 @@ test_timeout (void)
   sk_test_remove_tree (dir);
 }
 
+/* skele reads the window's settings, and its options override them: the
+ * interpreter and the time limit of Preferences apply to a run from the
+ * command line. */
+static void
+test_settings (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
+  g_autofree char *config = sk_test_make_tmp_dir ("cli-config");
+  g_autofree char *missing = g_build_filename (dir, "no", "python3", NULL);
+  g_autofree char *keyfile = g_strdup_printf ("[io/github/skelecode/SkeleCode]\n"
+                                              "python='%s'\n"
+                                              "timeout=1\n"
+                                              "jobs=1\n", missing);
+  const char *env[] = { "GSETTINGS_BACKEND=keyfile", NULL, NULL };
+  g_autofree char *config_env = g_strconcat ("XDG_CONFIG_HOME=", config, NULL);
+  g_auto(Result) result = { 0 };
+
+  env[1] = config_env;
+  write_process (dir, "1 hang\n2 free");
+  write_script (dir, "hang", NULL, SK_TEST_HANG);
+  write_script (dir, "free", NULL, NULL);
+  sk_test_write_text (config, "glib-2.0/settings/keyfile", keyfile);
+
+  run_skele_settings (&result, env, "run", dir, NULL);
+  assert_status (&result, 1);
+  sk_test_assert_contains (result.err, missing);
+  sk_test_assert_contains (result.err, "was not found");
+  assert_runs (dir, "");
+
+  run_skele_settings (&result, env, "run", dir, "--python", python_path, NULL);
+  assert_status (&result, 1);
+  sk_test_assert_contains (result.err, "longer than 1 second");
+  sk_test_assert_contains (result.err, "1 succeeded, 1 failed");
+
+  run_skele_settings (&result, env, "run", dir, "--python", python_path, "--timeout", "2", NULL);
+  assert_status (&result, 1);
+  sk_test_assert_contains (result.err, "longer than 2 seconds");
+
+  sk_test_remove_tree (config);
+  sk_test_remove_tree (dir);
+}
+
 static void
 test_in_memory (void)
 {
@@ -1016,6 +1072,7 @@ main (int   argc,
   g_test_add_func ("/cli/run/no-python", test_no_python);
   g_test_add_func ("/cli/run/jobs", test_jobs);
   g_test_add_func ("/cli/run/timeout", test_timeout);
+  g_test_add_func ("/cli/run/settings", test_settings);
   g_test_add_func ("/cli/run/in-memory", test_in_memory);
   g_test_add_func ("/cli/example", test_example);
 
