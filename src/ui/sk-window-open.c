@@ -226,6 +226,8 @@ sk_window_open (SkWindow *self,
       return;
     }
 
+  g_set_object (&self->opening, folder);
+
   if (create)
     {
       g_autoptr(SkWorkspace) workspace = NULL;

@@ -26,6 +26,8 @@ struct _SkWindow
   /* Owned */
   GSettings            *settings;
   SkWorkspace          *workspace;
+  /* The folder being opened, or that could not be opened. */
+  GFile                *opening;
   GtkSelectionModel    *selection;
   GCancellable         *cancellable;
   GtkStringList        *agent_log;

@@ -496,14 +496,15 @@ sk_window_new (SkApplication *application)
  * sk_window_get_folder:
  * @self: a #SkWindow
  *
- * Returns: (transfer none) (nullable): the folder of the workflow shown
+ * Returns: (transfer none) (nullable): the folder of the workflow shown,
+ *   or of the one being opened
  */
 GFile *
 sk_window_get_folder (SkWindow *self)
 {
   g_return_val_if_fail (SK_IS_WINDOW (self), NULL);
 
-  return self->workspace != NULL ? sk_workspace_get_folder (self->workspace) : NULL;
+  return self->workspace != NULL ? sk_workspace_get_folder (self->workspace) : self->opening;
 }
 
 /**
@@ -621,6 +622,7 @@ sk_window_dispose (GObject *object)
   g_clear_object (&self->watched_node);
   self->shown_node = NULL;
   g_clear_object (&self->workspace);
+  g_clear_object (&self->opening);
   g_clear_object (&self->selection);
   g_clear_object (&self->agent_log);
   g_clear_object (&self->cancellable);
