@@ -8,7 +8,10 @@
 
 #include "config.h"
 
+#include <errno.h>
+
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "sk-json.h"
 
@@ -263,23 +266,29 @@ sk_json_to_data (JsonNode *root,
  * sk_json_write_atomic:
  * @path: the path of the file to write
  * @root: a JSON node
+ * @durable: whether to flush the text to disk before it replaces @path
  * @error: return location for a #GError
  *
  * Writes @root as indented JSON text ending in a newline. The text goes to
- * a temporary file that is flushed to disk and then renamed over @path, so
- * an interrupted write leaves the previous file as it was. The file's mode
- * is 0644.
+ * a temporary file that is renamed over @path, so an interrupted write
+ * leaves the previous file as it was. The workflow itself is written
+ * @durable; bookkeeping that a crash may lose without harm is not, since
+ * flushing would make every step of a run wait for the disk. The file's
+ * mode is 0644.
  *
  * Returns: %TRUE if the file was written
  */
 gboolean
 sk_json_write_atomic (const char  *path,
                       JsonNode    *root,
+                      gboolean     durable,
                       GError     **error)
 {
   g_autofree char *data = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *temporary = NULL;
   gsize length = 0;
+  int saved_errno;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (root != NULL, FALSE);
@@ -290,7 +299,25 @@ sk_json_write_atomic (const char  *path,
   text[length++] = '\n';
   text[length] = '\0';
 
-  return g_file_set_contents_full (path, text, length,
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0644, error);
+  if (durable)
+    return g_file_set_contents_full (path, text, length,
+                                     G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                     0644, error);
+
+  /* GLib flushes a consistent write over an existing file; renaming a file
+   * written without flags keeps it whole without waiting for the disk. */
+  temporary = g_strconcat (path, ".tmp", NULL);
+  if (!g_file_set_contents_full (temporary, text, length, G_FILE_SET_CONTENTS_NONE, 0644, error))
+    return FALSE;
+
+  if (g_rename (temporary, path) != 0)
+    {
+      saved_errno = errno;
+      g_unlink (temporary);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Could not replace %s: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  return TRUE;
 }

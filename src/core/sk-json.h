@@ -43,6 +43,7 @@ char        *sk_json_to_data      (JsonNode    *root,
                                    gsize       *length);
 gboolean     sk_json_write_atomic (const char  *path,
                                    JsonNode    *root,
+                                   gboolean     durable,
                                    GError     **error);
 
 G_END_DECLS

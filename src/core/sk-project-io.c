@@ -684,7 +684,7 @@ sk_project_save_to_folder (SkProject  *self,
   path = g_file_get_path (file);
   root = project_to_node (self);
 
-  if (!sk_json_write_atomic (path, root, &local_error))
+  if (!sk_json_write_atomic (path, root, TRUE, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    _("The workflow could not be saved, and the previous file was kept: %s"),

@@ -578,7 +578,7 @@ sk_run_record_write (const char         *step_folder,
   path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_RECORD);
 
   /* Renamed into place, so that a crash never leaves half a record. */
-  return sk_json_write_atomic (path, root, error);
+  return sk_json_write_atomic (path, root, FALSE, error);
 }
 
 /**
