@@ -387,6 +387,32 @@ run_and_wait (SkWorkspace        *workspace,
   return status;
 }
 
+/* Parses the options of @command and checks that one folder is left. */
+static gboolean
+parse_folder_arguments (GOptionContext   *options,
+                        const char       *command,
+                        int              *argc,
+                        char           ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (options, argc, argv, &error))
+    {
+      g_printerr ("skele %s: %s\n", command, error->message);
+      return FALSE;
+    }
+
+  if (*argc != 2)
+    {
+      /* Translators: both %s are the command, such as “run”. */
+      g_printerr (_("skele %s: give exactly one workflow folder. See “skele %s --help”.\n"),
+                  command, command);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static int
 command_run (int    argc,
              char **argv)
@@ -444,17 +470,8 @@ command_run (int    argc,
                                   "(see “skele generate --help”): to write the code of a step that "
                                   "has none, and to repair a step that failed."));
 
-  if (!g_option_context_parse (options, &argc, &argv, &error))
-    {
-      g_printerr ("skele run: %s\n", error->message);
-      return EXIT_INVALID;
-    }
-
-  if (argc != 2)
-    {
-      g_printerr (_("skele run: give exactly one workflow folder. See “skele run --help”.\n"));
-      return EXIT_INVALID;
-    }
+  if (!parse_folder_arguments (options, "run", &argc, &argv))
+    return EXIT_INVALID;
 
   if (events != NULL && !g_str_equal (events, "json"))
     {
@@ -635,17 +652,8 @@ command_generate (int    argc,
                                       "--model. The API key is read from SKELE_LLM_API_KEY or the "
                                       "desktop keyring, never from the command line."));
 
-  if (!g_option_context_parse (options, &argc, &argv, &error))
-    {
-      g_printerr ("skele generate: %s\n", error->message);
-      return EXIT_INVALID;
-    }
-
-  if (argc != 2)
-    {
-      g_printerr (_("skele generate: give exactly one workflow folder. See “skele generate --help”.\n"));
-      return EXIT_INVALID;
-    }
+  if (!parse_folder_arguments (options, "generate", &argc, &argv))
+    return EXIT_INVALID;
 
   if (jobs < 0 && jobs != JOBS_UNSET)
     {
