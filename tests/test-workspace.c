@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
+#include <utime.h>
 
 #include <json-glib/json-glib.h>
 
@@ -532,6 +534,53 @@ test_stop_keeps_finished (Fixture       *f,
   }
 }
 
+/* A step that deletes the workflow file does not lose the workflow: it is
+ * written again after the run, and the user is told. */
+static void
+test_step_deletes_process (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(JsonObject) process = NULL;
+
+  open_workspace (f, two_steps);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL,
+                        "    os.remove(os.path.join(WORKFLOW, \"process.json\"))\n"
+                        REPORT_PYTHON);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "make_chart", NULL, REPORT_PYTHON);
+
+  run_and_wait (f, NULL, FALSE);
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (f->report.stats.succeeded, ==, 2);
+
+  g_assert_true (sk_test_exists (f->dir, "process.json"));
+  process = read_process (f);
+  g_assert_cmpstr (json_object_get_string_member (process, "process_name"), ==, "two steps");
+  g_assert_cmpuint (f->messages->len, ==, 1);
+  sk_test_assert_contains (g_ptr_array_index (f->messages, 0), "deleted process.json");
+}
+
+/* Temporaries that a killed save left behind are removed when the workflow
+ * is opened again, but not one a save may be writing right now. */
+static void
+test_stale_temporaries (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *stale = g_build_filename (f->dir, "process.json.Ab12Cd", NULL);
+  struct utimbuf old = { 0 };
+
+  sk_test_write_text (f->dir, "process.json.Ab12Cd", "{\"nodes\": {");
+  sk_test_write_text (f->dir, "process.json.Zz98Yy", "{\"nodes\": {");
+  sk_test_write_text (f->dir, "process.json.notes", "kept");
+  old.actime = old.modtime = time (NULL) - 3600;
+  g_assert_cmpint (utime (stale, &old), ==, 0);
+
+  open_workspace (f, two_steps);
+
+  g_assert_false (sk_test_exists (f->dir, "process.json.Ab12Cd"));
+  g_assert_true (sk_test_exists (f->dir, "process.json.Zz98Yy"));
+  g_assert_true (sk_test_exists (f->dir, "process.json.notes"));
+}
+
 /* Saving elsewhere goes on in the new folder: later saves and runs use it. */
 static void
 test_save_as (Fixture       *f,
@@ -601,6 +650,8 @@ main (int    argc,
   ADD ("/workspace/generate-without-agent", test_generate_without_agent);
   ADD ("/workspace/stop-and-busy", test_stop_and_busy);
   ADD ("/workspace/stop-keeps-finished", test_stop_keeps_finished);
+  ADD ("/workspace/step-deletes-process", test_step_deletes_process);
+  ADD ("/workspace/stale-temporaries", test_stale_temporaries);
   ADD ("/workspace/save-as", test_save_as);
 
 #undef ADD

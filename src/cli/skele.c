@@ -299,6 +299,15 @@ add_agent_entries (GOptionContext *options,
 }
 
 static void
+workspace_message_cb (SkWorkspace *workspace,
+                      const char  *message,
+                      gboolean     about_agent,
+                      RunContext  *context)
+{
+  g_printerr (_("warning: %s\n"), message);
+}
+
+static void
 run_started_cb (SkWorkspace *workspace,
                 const char  *agent,
                 RunContext  *context)
@@ -354,6 +363,7 @@ run_and_wait (SkWorkspace        *workspace,
   g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), context);
   g_signal_connect (workspace, "agent-progress", G_CALLBACK (agent_progress_cb), context);
   g_signal_connect (workspace, "run-started", G_CALLBACK (run_started_cb), context);
+  g_signal_connect (workspace, "message", G_CALLBACK (workspace_message_cb), context);
   sigint_id = g_unix_signal_add (SIGINT, interrupt_cb, context);
   sigterm_id = g_unix_signal_add (SIGTERM, interrupt_cb, context);
 

@@ -97,6 +97,21 @@ runner_done_cb (GObject      *object,
 
   sk_runner_run_finish (SK_RUNNER (object), result, &data->report.stats, &error);
 
+  /* A step's code may have deleted the workflow file; the workflow is
+   * still whole here, so it is written again. */
+  if (!self->closed && sk_project_get_folder (self->project) != NULL)
+    {
+      g_autoptr(GFile) file = sk_project_get_file (self->project);
+
+      if (file != NULL && !g_file_query_exists (file, NULL))
+        {
+          _sk_workspace_emit_message (self, _("A step deleted process.json during the run; "
+                                              "it was written again from the open workflow."),
+                                      FALSE);
+          sk_project_set_modified (self->project, TRUE);
+        }
+    }
+
   /* The results, the reports and the token counts belong in process.json,
    * even for a run that was stopped. */
   if (!self->closed && sk_project_get_modified (self->project) &&

@@ -784,6 +784,64 @@ sk_workspace_set_autosave_delay (SkWorkspace *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_AUTOSAVE_DELAY]);
 }
 
+/* Saving writes process.json.XXXXXX and renames it into place; a program
+ * killed in between leaves the temporary behind. One older than any save
+ * can take is left over, and is removed when the workflow is opened. */
+#define STALE_TEMPORARY_SECONDS (10 * 60)
+
+static gboolean
+is_save_temporary (const char *name)
+{
+  const char *suffix;
+
+  if (!g_str_has_prefix (name, SK_PROJECT_FILE_NAME "."))
+    return FALSE;
+
+  suffix = name + strlen (SK_PROJECT_FILE_NAME ".");
+  if (strlen (suffix) != 6)
+    return FALSE;
+
+  for (guint i = 0; i < 6; i++)
+    if (!g_ascii_isalnum (suffix[i]))
+      return FALSE;
+
+  return TRUE;
+}
+
+static void
+remove_stale_temporaries (GFile *folder)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+
+  children = g_file_enumerate_children (folder,
+                                        G_FILE_ATTRIBUTE_STANDARD_NAME ","
+                                        G_FILE_ATTRIBUTE_STANDARD_TYPE ","
+                                        G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                        NULL, NULL);
+  if (children == NULL)
+    return;
+
+  for (;;)
+    {
+      GFileInfo *info;
+      GFile *child;
+
+      if (!g_file_enumerator_iterate (children, &info, &child, NULL, NULL) || info == NULL)
+        break;
+
+      if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR ||
+          !is_save_temporary (g_file_info_get_name (info)) ||
+          now - (gint64) g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_TIME_MODIFIED)
+            < STALE_TEMPORARY_SECONDS)
+        continue;
+
+      g_debug ("Removing %s, left by a save that did not finish", g_file_info_get_name (info));
+      g_file_delete (child, NULL, NULL);
+    }
+}
+
 /* GObject ----------------------------------------------------------------- */
 
 static void
@@ -798,6 +856,9 @@ sk_workspace_constructed (GObject *object)
 
   if (self->settings == NULL)
     self->settings = sk_settings_open_installed ();
+
+  if (get_folder (self) != NULL)
+    remove_stale_temporaries (get_folder (self));
 
   self->history = sk_history_new (self->project);
   self->runner = sk_runner_new ();
