@@ -1639,6 +1639,37 @@ test_parse_malformed (void)
   }
 }
 
+static void
+test_text_calls_too_deep (void)
+{
+  g_autoptr(GString) reply = g_string_new ("```tool\n{\"tool\": \"read_file\", \"arguments\": ");
+  g_autoptr(GString) as_text = g_string_new ("```tool\n{\"tool\": \"read_file\", \"arguments\": \"");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+
+  for (guint i = 0; i < 100000; i++)
+    {
+      g_string_append_c (reply, '[');
+      g_string_append_c (as_text, '[');
+    }
+  g_string_append (reply, "\n```\n");
+  g_string_append (as_text, "\"}\n```\n");
+
+  /* Refused with a message for the model, not a crash. */
+  calls = sk_agent_text_calls_parse (reply->str, &error);
+  g_assert_null (calls);
+  g_assert_error (error, SK_AGENT_TOOLS_ERROR, SK_AGENT_TOOLS_ERROR_INVALID_ARGUMENTS);
+  sk_test_assert_contains (error->message, "nested");
+  sk_test_assert_contains (error->message, "{\"tool\": \"read_file\"");
+  g_clear_error (&error);
+
+  /* Arguments sent as JSON text are checked too. */
+  calls = sk_agent_text_calls_parse (as_text->str, &error);
+  g_assert_null (calls);
+  g_assert_error (error, SK_AGENT_TOOLS_ERROR, SK_AGENT_TOOLS_ERROR_INVALID_ARGUMENTS);
+  sk_test_assert_contains (error->message, "\"arguments\"");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1676,6 +1707,7 @@ main (int   argc,
   g_test_add_func ("/agent-tools/parse/lenient", test_parse_lenient);
   g_test_add_func ("/agent-tools/parse/content", test_parse_content);
   g_test_add_func ("/agent-tools/parse/malformed", test_parse_malformed);
+  g_test_add_func ("/agent-tools/parse/too-deep", test_text_calls_too_deep);
 
   return g_test_run ();
 }

@@ -289,6 +289,177 @@ test_read_errors (void)
   sk_test_remove_tree (folder);
 }
 
+static char *nested (char  open,
+                     char  close,
+                     guint depth);
+
+static void
+test_read_too_deep (void)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *path = g_build_filename (folder, "deep.json", NULL);
+  g_autofree char *deep = nested ('[', ']', 100000);
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sk_test_write_text (folder, "deep.json", deep);
+
+  object = sk_json_read_object (path, &error);
+  g_assert_null (object);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+
+  sk_test_remove_tree (folder);
+}
+
+static char *
+nested (char  open,
+        char  close,
+        guint depth)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (text, open);
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (text, close);
+
+  return g_string_free (text, FALSE);
+}
+
+static void
+test_check_depth_limit (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *at_limit = nested ('[', ']', SK_JSON_MAX_DEPTH);
+  g_autofree char *over_limit = nested ('[', ']', SK_JSON_MAX_DEPTH + 1);
+  g_autofree char *huge = nested ('[', ']', 100000);
+  g_autoptr(GString) objects = g_string_new (NULL);
+
+  g_assert_true (sk_json_check_depth (at_limit, -1, SK_JSON_MAX_DEPTH, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (sk_json_check_depth (over_limit, -1, SK_JSON_MAX_DEPTH, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "512"));
+  g_clear_error (&error);
+
+  g_assert_false (sk_json_check_depth (huge, -1, SK_JSON_MAX_DEPTH, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+
+  /* Objects count as arrays do, and so does a mixture. */
+  for (guint i = 0; i < 3; i++)
+    g_string_append (objects, "{\"a\": [");
+  g_assert_true (sk_json_check_depth (objects->str, -1, 6, NULL));
+  g_assert_false (sk_json_check_depth (objects->str, -1, 5, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+
+  /* Depth goes down again when a level closes. */
+  g_assert_true (sk_json_check_depth ("[[1], [2], {\"a\": 1}]", -1, 2, NULL));
+  g_assert_false (sk_json_check_depth ("[[1], [[2]]]", -1, 2, NULL));
+
+  /* The length bounds the scan: what follows is not looked at. */
+  g_assert_true (sk_json_check_depth ("[[[[", 2, 2, NULL));
+  g_assert_true (sk_json_check_depth ("", -1, 0, NULL));
+  g_assert_true (sk_json_check_depth ("1", -1, 0, NULL));
+  g_assert_false (sk_json_check_depth ("[]", -1, 0, NULL));
+}
+
+static void
+test_check_depth_strings (void)
+{
+  g_autoptr(GString) text = g_string_new ("[\"");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  /* Brackets inside a string do not nest. */
+  g_assert_true (sk_json_check_depth ("[\"[[[[{{{{\"]", -1, 1, NULL));
+  g_assert_true (sk_json_check_depth ("{\"[[[\": \"{{{\"}", -1, 1, NULL));
+
+  /* An escaped quote does not end the string, nor an escaped backslash
+   * keep it open. */
+  g_assert_true (sk_json_check_depth ("[\"\\\"[[[\"]", -1, 1, NULL));
+  g_assert_false (sk_json_check_depth ("[\"\\\\\"[[[\"]", -1, 1, NULL));
+  g_assert_true (sk_json_check_depth ("[\"\\\\\", \"[[[\"]", -1, 1, NULL));
+
+  /* A string that is never closed hides what follows; the parser refuses
+   * it anyway. */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (text, '[');
+  g_assert_true (sk_json_check_depth (text->str, text->len, 1, NULL));
+  g_assert_false (json_parser_load_from_data (parser, text->str, text->len, NULL));
+}
+
+static void
+check_replaced (const char *text,
+                const char *expected,
+                guint       expected_count)
+{
+  g_autofree char *replaced = NULL;
+  gsize length = 0;
+  guint count = 99;
+
+  replaced = sk_json_replace_lone_surrogates (text, -1, &length, &count);
+  g_assert_cmpuint (count, ==, expected_count);
+  if (expected == NULL)
+    {
+      g_assert_null (replaced);
+      g_assert_cmpuint (length, ==, strlen (text));
+    }
+  else
+    {
+      g_assert_cmpstr (replaced, ==, expected);
+      g_assert_cmpuint (length, ==, strlen (expected));
+    }
+}
+
+static void
+test_replace_lone_surrogates (void)
+{
+  /* Pairs, other escapes and text outside strings are left alone. */
+  check_replaced ("[\"\\ud83d\\ude00\", \"\\u00e9\\n\"]", NULL, 0);
+  check_replaced ("[\"\\\\udce9\"]", NULL, 0);
+  check_replaced ("{\"a\": 1} \\udce9", NULL, 0);
+
+  /* A lone low or high surrogate, at the end of a string or not. */
+  check_replaced ("[\"caf\\udce9 r\"]", "[\"caf\\ufffd r\"]", 1);
+  check_replaced ("[\"x\\uD83D\", \"y\"]", "[\"x\\ufffd\", \"y\"]", 1);
+  check_replaced ("{\"k\\udce9\": \"\\ud83d\\u0041\"}", "{\"k\\ufffd\": \"\\ufffd\\u0041\"}", 2);
+  check_replaced ("[\"\\ude00\\ud83d\"]", "[\"\\ufffd\\ufffd\"]", 2);
+
+  /* A truncated escape is the parser's to refuse. */
+  check_replaced ("[\"\\ud8", NULL, 0);
+}
+
+static void
+test_write_invalid_text (void)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *path = g_build_filename (folder, "out.json", NULL);
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+
+  sk_test_write_text (folder, "out.json", "{}\n");
+
+  /* What json-glib 1.6 makes of "\udce9". */
+  json_object_set_string_member (object, "name", "caf\xed\xb3\xa9");
+  json_node_set_object (root, object);
+
+  for (int durable = 0; durable <= 1; durable++)
+    {
+      g_assert_false (sk_json_write_atomic (path, root, durable, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      g_clear_error (&error);
+    }
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{}\n");
+
+  sk_test_remove_tree (folder);
+}
+
 static void
 test_util_compare_strings (void)
 {
@@ -329,7 +500,12 @@ main (int   argc,
   g_test_add_data_func ("/json/write-atomic/replace-durable", GINT_TO_POINTER (TRUE), test_write_atomic);
   g_test_add_data_func ("/json/write-atomic/replace", GINT_TO_POINTER (FALSE), test_write_atomic);
   g_test_add_func ("/json/write-atomic/error", test_write_atomic_error);
+  g_test_add_func ("/json/write-atomic/invalid-text", test_write_invalid_text);
   g_test_add_func ("/json/read/errors", test_read_errors);
+  g_test_add_func ("/json/read/too-deep", test_read_too_deep);
+  g_test_add_func ("/json/check-depth/limit", test_check_depth_limit);
+  g_test_add_func ("/json/check-depth/strings", test_check_depth_strings);
+  g_test_add_func ("/json/replace-lone-surrogates", test_replace_lone_surrogates);
   g_test_add_func ("/util/compare-strings", test_util_compare_strings);
 
   return g_test_run ();

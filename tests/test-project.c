@@ -6,6 +6,8 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -396,6 +398,188 @@ test_parse_error (void)
   g_assert_null (project);
   g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE);
   g_assert_nonnull (strstr (error->message, "line 1, column"));
+}
+
+/* Escapes that stand for no character, in the process's description, in a
+ * member this program does not know, in a step's name and among its files.
+ */
+static const char lone_surrogate_json[] =
+  "{\n"
+  "  \"process_name\": \"Sales\",\n"
+  "  \"process_description\": \"caf\\udce9 notes\",\n"
+  "  \"note\": {\"by\": \"x\\ud83d\"},\n"
+  "  \"nodes\": {\n"
+  "    \"1\": {\"name\": \"caf\\udce9 report\", \"priors\": [],\n"
+  "           \"input\": {\"text\": \"read \\ud83d\\ude00\", \"files\": [\"a\\udce9\"]}},\n"
+  "    \"2\": {\"name\": \"Totals\", \"priors\": [\"1\"]}\n"
+  "  }\n"
+  "}\n";
+
+static gboolean
+has_warning (GPtrArray  *problems,
+             const char *node_id,
+             const char *text)
+{
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (problem->is_warning && g_strcmp0 (problem->node_id, node_id) == 0 &&
+          strstr (problem->message, text) != NULL)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static void
+test_lone_surrogate (void)
+{
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
+  g_autoptr(GFile) folder = g_file_new_for_path (tmp);
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkProject) reloaded = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(JsonObject) json = NULL;
+  g_autoptr(GError) error = NULL;
+  SkNode *node;
+
+  project = sk_project_load_from_data (lone_surrogate_json, -1, folder, &error);
+  g_assert_no_error (error);
+
+  /* Each escape reads as U+FFFD, and the text around it is kept. */
+  node = sk_project_get_node (project, "1");
+  g_assert_cmpstr (sk_node_get_name (node), ==, "caf\xef\xbf\xbd report");
+  g_assert_cmpstr (sk_project_get_description (project), ==, "caf\xef\xbf\xbd notes");
+  g_assert_cmpstr (sk_node_get_input_text (node), ==, "read \xf0\x9f\x98\x80");
+  json = sk_project_to_json (project);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json, "note"), "by"),
+                   ==, "x\xef\xbf\xbd");
+
+  /* The repair is reported and the workflow needs saving to keep it. */
+  g_assert_true (sk_project_get_modified (project));
+  problems = sk_project_validate (project);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      g_test_message ("problem %u: %s", i, problem->message);
+      g_assert_true (problem->is_warning || problem->kind == SK_PROBLEM_MISSING_SCRIPT);
+    }
+  g_assert_true (has_warning (problems, "1", "“name”"));
+  g_assert_true (has_warning (problems, "1", "caf\xef\xbf\xbd report"));
+  g_assert_true (has_warning (problems, NULL, "“process_description”"));
+  g_assert_true (has_warning (problems, NULL, "“note”"));
+  g_assert_false (has_warning (problems, "2", "surrogate"));
+
+  /* What was saved loads again, as it was. */
+  g_assert_true (sk_project_save (project, &error));
+  g_assert_no_error (error);
+  reloaded = sk_project_load (folder, &error);
+  g_assert_no_error (error);
+  g_assert_false (sk_project_get_modified (reloaded));
+  g_assert_cmpstr (sk_node_get_name (sk_project_get_node (reloaded, "1")), ==,
+                   "caf\xef\xbf\xbd report");
+  g_assert_cmpstr (sk_project_get_description (reloaded), ==, "caf\xef\xbf\xbd notes");
+
+  sk_test_remove_tree (tmp);
+}
+
+static void
+test_update_refuses_invalid_text (void)
+{
+  g_autoptr(SkProject) project = load (sample_json, NULL);
+  g_autoptr(JsonObject) object = sk_project_to_json (project);
+  g_autoptr(GError) error = NULL;
+
+  /* What json-glib makes of "\udce9": bytes that are not UTF-8. */
+  json_object_set_string_member (object, "process_name", "caf\xed\xb3\xa9");
+
+  g_assert_false (sk_project_update_from_json (project, object, &error));
+  g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "process_name"));
+  g_assert_cmpstr (sk_project_get_name (project), ==, "Sales report");
+}
+
+static void
+test_too_deep (void)
+{
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
+  g_autoptr(GFile) folder = g_file_new_for_path (tmp);
+  g_autoptr(GString) text = g_string_new ("{\"nodes\": ");
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (text, '[');
+  sk_test_write_text (tmp, "process.json", text->str);
+
+  project = sk_project_load (folder, &error);
+  g_assert_null (project);
+  g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "nested"));
+
+  sk_test_remove_tree (tmp);
+}
+
+static void
+test_input_not_regular (void)
+{
+  static const char json[] =
+    "{\"process_name\": \"p\", \"nodes\": {\"1\": {\"name\": \"Load\", \"priors\": [],"
+    " \"input\": {\"text\": \"\", \"files\": [\"pipe\", \"zero\", \"sub\", \"good.csv\","
+    " \"link.csv\", \"missing.csv\", \"ABSOLUTE\"]}}}}";
+  g_autofree char *tmp = sk_test_make_tmp_dir ("test-project");
+  g_autofree char *step = g_build_filename (tmp, "load", NULL);
+  g_autofree char *pipe_path = g_build_filename (step, "pipe", NULL);
+  g_autofree char *zero_path = g_build_filename (step, "zero", NULL);
+  g_autofree char *sub_path = g_build_filename (step, "sub", NULL);
+  g_autofree char *link_path = g_build_filename (step, "link.csv", NULL);
+  g_autofree char *absolute = g_build_filename (tmp, "elsewhere.csv", NULL);
+  g_autoptr(GString) text = g_string_new (json);
+  g_autoptr(GFile) folder = g_file_new_for_path (tmp);
+  g_autoptr(GFile) step_folder = NULL;
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GError) error = NULL;
+  guint errors = 0;
+
+  g_string_replace (text, "ABSOLUTE", absolute, 1);
+  project = load (text->str, folder);
+  step_folder = sk_project_get_node_folder (project, sk_project_get_node (project, "1"));
+  g_assert_cmpstr (g_file_peek_path (step_folder), ==, step);
+
+  g_assert_cmpint (g_mkdir_with_parents (sub_path, 0755), ==, 0);
+  g_assert_cmpint (mkfifo (pipe_path, 0644), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero_path), ==, 0);
+  sk_test_write_text (step, "good.csv", "a\n");
+  g_assert_cmpint (symlink ("good.csv", link_path), ==, 0);
+  sk_test_write_text (tmp, "elsewhere.csv", "b\n");
+
+  /* The pipe, the link to a device and the folder are refused, each by
+   * name; regular files, a link to one and a missing file are not. */
+  problems = sk_project_validate (project);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      g_test_message ("problem %u: %s", i, problem->message);
+      if (problem->is_warning)
+        continue;
+
+      g_assert_cmpint (problem->kind, ==, SK_PROBLEM_STRUCTURE);
+      g_assert_cmpstr (problem->node_id, ==, "1");
+      g_assert_nonnull (strstr (problem->message, "“Load” (1)"));
+      g_assert_nonnull (strstr (problem->message,
+                                errors == 0 ? "“pipe”" : errors == 1 ? "“zero”" : "“sub”"));
+      errors++;
+    }
+  g_assert_cmpuint (errors, ==, 3);
+
+  g_assert_false (sk_project_check (project, &error));
+  g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID);
+
+  sk_test_remove_tree (tmp);
 }
 
 static void
@@ -1439,6 +1623,8 @@ main (int   argc,
   g_test_add_func ("/project/load/flat-form", test_flat_form);
   g_test_add_func ("/project/load/parse-error", test_parse_error);
   g_test_add_func ("/project/load/root-not-object", test_root_not_object);
+  g_test_add_func ("/project/load/lone-surrogate", test_lone_surrogate);
+  g_test_add_func ("/project/load/too-deep", test_too_deep);
   g_test_add_func ("/project/load/missing", test_load_missing);
   g_test_add_func ("/project/load/duplicate-id-keeps-one", test_duplicate_id_keeps_one);
 
@@ -1451,6 +1637,7 @@ main (int   argc,
   g_test_add_func ("/project/validate/many-duplicate-ids", test_many_duplicate_ids);
   g_test_add_func ("/project/validate/missing-scripts", test_missing_scripts);
   g_test_add_func ("/project/validate/valid", test_valid);
+  g_test_add_func ("/project/validate/input-not-regular", test_input_not_regular);
 
   g_test_add_func ("/project/save/atomic", test_save_atomic);
   g_test_add_func ("/project/save/failure", test_save_failure);
@@ -1458,6 +1645,7 @@ main (int   argc,
   g_test_add_func ("/project/update/node", test_node_update_from_json);
   g_test_add_func ("/project/update/project", test_project_update_from_json);
   g_test_add_func ("/project/update/replaces-invalid", test_project_update_replaces_invalid);
+  g_test_add_func ("/project/update/refuses-invalid-text", test_update_refuses_invalid_text);
 
   g_test_add_func ("/project/signals/node-changed", test_node_changed_signal);
   g_test_add_func ("/project/signals/modified", test_modified);

@@ -255,10 +255,19 @@ test_autosave_and_recovery (Fixture       *f,
   g_assert_false (g_file_query_exists (recovery, NULL));
   g_assert_null (sk_workspace_take_recovery (f->workspace));
 
-  /* Bad data is refused without a change. */
+  /* Bad data is refused without a change, and so is a copy too deeply
+   * nested for the parser. */
   g_assert_false (sk_workspace_recover (f->workspace, "{ not json", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_assert_false (sk_project_get_modified (project));
+  g_clear_error (&error);
+  {
+    g_autofree char *deep = g_strnfill (100000, '[');
+
+    g_assert_false (sk_workspace_recover (f->workspace, deep, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_false (sk_project_get_modified (project));
+  }
 }
 
 /* Without autosave, as on the command line, nothing is written outside the

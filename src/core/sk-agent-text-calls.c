@@ -80,6 +80,17 @@ parse_tool_block (const char  *block,
   const char *tool;
   JsonNode *given;
 
+  /* The parser recurses once a level, and deep enough nesting would crash
+   * the program. */
+  if (!sk_json_check_depth (block, -1, SK_JSON_MAX_DEPTH, NULL))
+    {
+      g_set_error (error, SK_AGENT_TOOLS_ERROR, SK_AGENT_TOOLS_ERROR_INVALID_ARGUMENTS,
+                   "The ```tool block was not read: its arrays and objects are nested more "
+                   "than %u levels deep. It must hold one JSON object, such as "
+                   TOOL_BLOCK_EXAMPLE ".", SK_JSON_MAX_DEPTH);
+      return NULL;
+    }
+
   if (!json_parser_load_from_data (parser, block, -1, &local_error))
     {
       g_set_error (error, SK_AGENT_TOOLS_ERROR, SK_AGENT_TOOLS_ERROR_INVALID_ARGUMENTS,
@@ -134,7 +145,8 @@ parse_tool_block (const char  *block,
   else
     {
       /* Some models send the arguments as JSON text, as native calls do. */
-      if (JSON_NODE_HOLDS_VALUE (given) && json_node_get_value_type (given) == G_TYPE_STRING)
+      if (JSON_NODE_HOLDS_VALUE (given) && json_node_get_value_type (given) == G_TYPE_STRING &&
+          sk_json_check_depth (json_node_get_string (given), -1, SK_JSON_MAX_DEPTH, NULL))
         arguments = json_from_string (json_node_get_string (given), NULL);
 
       if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT (arguments))

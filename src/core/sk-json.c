@@ -9,8 +9,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include <glib/gi18n-lib.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "sk-json.h"
@@ -200,13 +202,211 @@ sk_json_get_double (JsonObject *object,
 }
 
 /**
+ * sk_json_check_depth:
+ * @data: JSON text
+ * @length: the length of @data in bytes, or -1 if it ends with a NUL byte
+ * @max_depth: how many arrays and objects may be nested in each other
+ * @error: return location for a #GError
+ *
+ * Checks, without parsing, that @data does not nest arrays and objects more
+ * than @max_depth levels deep. json-glib's parser recurses once a level, so
+ * text from a file, a server or a model is checked with this first: deep
+ * enough nesting would exhaust the stack and crash the program.
+ *
+ * Brackets and braces inside strings do not count. Nothing else about the
+ * text is checked: malformed JSON passes if it is not nested too deeply, and
+ * is left for the parser to refuse.
+ *
+ * Returns: %TRUE if @data is nested at most @max_depth levels deep;
+ *   otherwise %FALSE with @error set in %G_IO_ERROR_INVALID_DATA
+ */
+gboolean
+sk_json_check_depth (const char  *data,
+                     gssize       length,
+                     guint        max_depth,
+                     GError     **error)
+{
+  gboolean in_string = FALSE;
+  guint depth = 0;
+  gsize size;
+
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  size = length < 0 ? strlen (data) : (gsize) length;
+
+  for (gsize i = 0; i < size; i++)
+    {
+      char c = data[i];
+
+      if (in_string)
+        {
+          /* An escape takes the next byte with it, so that \" neither
+           * ends the string nor is taken for a quote. */
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+
+      switch (c)
+        {
+        case '"':
+          in_string = TRUE;
+          break;
+
+        case '[':
+        case '{':
+          if (++depth > max_depth)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("The data is nested more than %u levels deep"), max_depth);
+              return FALSE;
+            }
+          break;
+
+        case ']':
+        case '}':
+          /* Unbalanced closing brackets are the parser's to refuse. */
+          if (depth > 0)
+            depth--;
+          break;
+
+        default:
+          break;
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+read_escape (const char *text,
+             gsize       size,
+             gsize       at,
+             gunichar   *code)
+{
+  gunichar value = 0;
+
+  /* A \uXXXX escape, with @at on its backslash. */
+  if (at + 6 > size || text[at] != '\\' || text[at + 1] != 'u')
+    return FALSE;
+
+  for (guint i = 2; i < 6; i++)
+    {
+      int digit = g_ascii_xdigit_value (text[at + i]);
+
+      if (digit < 0)
+        return FALSE;
+      value = value * 16 + (gunichar) digit;
+    }
+
+  *code = value;
+  return TRUE;
+}
+
+/**
+ * sk_json_replace_lone_surrogates:
+ * @data: JSON text
+ * @length: the length of @data in bytes, or -1 if it ends with a NUL byte
+ * @new_length: (out) (optional): the length of the text returned
+ * @count: (out) (optional): how many escapes were replaced
+ *
+ * Replaces each `\uD800` to `\uDFFF` escape in the strings of @data that
+ * is not half of a surrogate pair by `\uFFFD`, the replacement character.
+ *
+ * Such an escape stands for no character. json-glib turns it into bytes
+ * that are not UTF-8, which a parser that checks its input, json-glib's
+ * own included, then refuses: text written back from it could not be read.
+ *
+ * Returns: (transfer full) (nullable): the repaired text, or %NULL when
+ *   @data has no lone surrogate
+ */
+char *
+sk_json_replace_lone_surrogates (const char *data,
+                                 gssize      length,
+                                 gsize      *new_length,
+                                 guint      *count)
+{
+  GString *text = NULL;
+  gboolean in_string = FALSE;
+  gsize size;
+  gsize copied = 0;
+  guint replaced = 0;
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  size = length < 0 ? strlen (data) : (gsize) length;
+
+  for (gsize i = 0; i < size; i++)
+    {
+      gunichar code, low;
+
+      if (data[i] == '"')
+        {
+          in_string = !in_string;
+          continue;
+        }
+
+      if (!in_string || data[i] != '\\')
+        continue;
+
+      if (!read_escape (data, size, i, &code))
+        {
+          /* Any other escape: skip what it escapes. */
+          i++;
+          continue;
+        }
+
+      if (code >= 0xD800 && code <= 0xDBFF &&
+          read_escape (data, size, i + 6, &low) && low >= 0xDC00 && low <= 0xDFFF)
+        {
+          i += 11;
+          continue;
+        }
+
+      if (code < 0xD800 || code > 0xDFFF)
+        {
+          i += 5;
+          continue;
+        }
+
+      if (text == NULL)
+        text = g_string_sized_new (size);
+      g_string_append_len (text, data + copied, i - copied);
+      g_string_append (text, "\\ufffd");
+      copied = i + 6;
+      replaced++;
+      i += 5;
+    }
+
+  if (count != NULL)
+    *count = replaced;
+
+  if (text == NULL)
+    {
+      if (new_length != NULL)
+        *new_length = size;
+      return NULL;
+    }
+
+  g_string_append_len (text, data + copied, size - copied);
+  if (new_length != NULL)
+    *new_length = text->len;
+
+  return g_string_free (text, FALSE);
+}
+
+/**
  * sk_json_read_object:
  * @path: the path of a JSON file
  * @error: return location for a #GError
  *
  * Reads a file that holds one JSON object. The error is in
- * %G_FILE_ERROR when the file cannot be read and in %JSON_PARSER_ERROR when
- * it is not JSON or holds something other than an object.
+ * %G_FILE_ERROR when the file cannot be read, in %G_IO_ERROR when it is
+ * nested more than %SK_JSON_MAX_DEPTH levels deep and in %JSON_PARSER_ERROR
+ * when it is not JSON or holds something other than an object.
  *
  * Returns: (transfer full): the object, or %NULL with @error set
  */
@@ -215,13 +415,21 @@ sk_json_read_object (const char  *path,
                      GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
+  g_autofree char *data = NULL;
+  gsize length = 0;
   JsonNode *root;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!g_file_get_contents (path, &data, &length, error))
+    return NULL;
+
+  if (!sk_json_check_depth (data, length, SK_JSON_MAX_DEPTH, error))
+    return NULL;
+
   parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_file (parser, path, error))
+  if (!json_parser_load_from_data (parser, data, length, error))
     return NULL;
 
   root = json_parser_get_root (parser);
@@ -276,6 +484,9 @@ sk_json_to_data (JsonNode *root,
  * flushing would make every step of a run wait for the disk. The file's
  * mode is 0644.
  *
+ * Text that is not valid UTF-8 is not written: the error is then
+ * %G_IO_ERROR_INVALID_DATA and @path is left as it was.
+ *
  * Returns: %TRUE if the file was written
  */
 gboolean
@@ -295,6 +506,19 @@ sk_json_write_atomic (const char  *path,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   data = sk_json_to_data (root, TRUE, &length);
+
+  /* A file that is not UTF-8 cannot be read again, by us or anyone, so
+   * the previous file is better kept. */
+  if (!g_utf8_validate_len (data, length, NULL))
+    {
+      g_autofree char *display = g_filename_display_name (path);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("“%s” was not written: its text is not valid UTF-8, so it could not "
+                     "be read back"), display);
+      return FALSE;
+    }
+
   text = g_realloc (g_steal_pointer (&data), length + 2);
   text[length++] = '\n';
   text[length] = '\0';

@@ -35,6 +35,22 @@ gboolean     sk_json_get_double   (JsonObject  *object,
                                    const char  *name,
                                    double      *value);
 
+/* JSON nested deeper than this is refused before it reaches a parser: the
+ * parsers recurse, and a hostile file or server could exhaust the stack. */
+#define SK_JSON_MAX_DEPTH 512
+
+gboolean     sk_json_check_depth  (const char  *data,
+                                   gssize       length,
+                                   guint        max_depth,
+                                   GError     **error);
+
+/* json-glib turns an escaped UTF-16 surrogate without its other half into
+ * bytes that are not UTF-8; text is passed through this before parsing. */
+char        *sk_json_replace_lone_surrogates (const char *data,
+                                              gssize      length,
+                                              gsize      *new_length,
+                                              guint      *count);
+
 /* Reading and writing whole files. */
 JsonObject  *sk_json_read_object  (const char  *path,
                                    GError     **error);

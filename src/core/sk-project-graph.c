@@ -8,7 +8,10 @@
 
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "sk-project-private.h"
 #include "sk-step-folder.h"
@@ -379,6 +382,57 @@ describe_cycles (SkProject *self,
     }
 }
 
+/* Names the kind of file that @mode describes, for one that is not regular. */
+static const char *
+describe_file_kind (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return _("a folder");
+  if (S_ISFIFO (mode))
+    return _("a named pipe");
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return _("a device");
+  if (S_ISSOCK (mode))
+    return _("a socket");
+
+  return _("a special file");
+}
+
+/* An input that is not a regular file, such as a named pipe or /dev/zero,
+ * may never end: reading or fingerprinting it would hang the run. The file
+ * is looked at without being opened. One that does not exist is left
+ * alone, as a step before may write it.
+ */
+static void
+validate_input_files (SkNode     *node,
+                      GFile      *folder,
+                      const char *who,
+                      GPtrArray  *problems)
+{
+  const char * const *files = sk_node_get_input_files (node);
+
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      g_autoptr(GFile) file = g_path_is_absolute (files[i])
+                              ? g_file_new_for_path (files[i])
+                              : g_file_resolve_relative_path (folder, files[i]);
+      g_autofree char *path = g_file_get_path (file);
+      GStatBuf info;
+
+      /* stat() follows a symbolic link to what it names. */
+      if (path == NULL || g_stat (path, &info) != 0 || S_ISREG (info.st_mode))
+        continue;
+
+      _sk_project_add_problem (problems, SK_PROBLEM_STRUCTURE, FALSE, sk_node_get_id (node),
+                               /* Translators: the first %s is a file as the step lists it,
+                                * the second names a node, the third is “a folder”, “a named
+                                * pipe”, “a device” or “a socket”. */
+                               _("The input file “%s” of %s is %s, not a regular file. Only "
+                                 "regular files can be inputs: list a file instead."),
+                               files[i], who, describe_file_kind (info.st_mode));
+    }
+}
+
 /* Checks what can be seen in one node: its key, its priors and its script.
  * @keys maps the keys seen so far to their nodes.
  */
@@ -432,7 +486,10 @@ validate_node (SkProject  *self,
 
   if (self->folder != NULL && key[0] != '\0')
     {
+      g_autoptr(GFile) folder = sk_project_get_node_folder (self, node);
       g_autoptr(GFile) script = sk_project_get_node_script (self, node);
+
+      validate_input_files (node, folder, who, problems);
 
       if (!g_file_query_exists (script, NULL))
         {
@@ -453,7 +510,9 @@ validate_node (SkProject  *self,
  *
  * Checks the workflow's structure: values of the wrong type, duplicate
  * identifiers, names that give no key or a key another node has, priors that
- * do not exist, cycles, and (as warnings) nodes without a script.
+ * do not exist, cycles, input files that exist but are not regular files
+ * (named pipes, devices, folders, sockets, or links to them), and (as
+ * warnings) nodes without a script.
  *
  * Returns: (transfer container) (element-type SkProblem): one problem per
  *   entry, each naming its node; empty when the workflow is sound

@@ -330,6 +330,163 @@ apply_root (SkProject   *self,
                        nodes_object == NULL, state);
 }
 
+/* The replacement character, U+FFFD, in UTF-8. */
+#define REPLACEMENT_CHARACTER "\xef\xbf\xbd"
+
+/* Tests a string or a member's name. */
+typedef gboolean (*TextTest) (const char *text);
+
+static gboolean
+text_is_invalid (const char *text)
+{
+  return !g_utf8_validate (text, -1, NULL);
+}
+
+static gboolean
+text_is_replaced (const char *text)
+{
+  return strstr (text, REPLACEMENT_CHARACTER) != NULL;
+}
+
+/* Whether @test holds for a string or a member's name within @node. */
+static gboolean
+node_has_text (JsonNode *node,
+               TextTest  test)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObjectIter iter;
+      const char *member;
+      JsonNode *value;
+
+      json_object_iter_init_ordered (&iter, json_node_get_object (node));
+      while (json_object_iter_next_ordered (&iter, &member, &value))
+        if (test (member) || node_has_text (value, test))
+          return TRUE;
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        if (node_has_text (json_array_get_element (array, i), test))
+          return TRUE;
+    }
+  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      return test (json_node_get_string (node));
+    }
+
+  return FALSE;
+}
+
+/* Returns the first member of @object, itself or within its value, for which
+ * @test holds, or %NULL.
+ */
+static const char *
+find_member_with_text (JsonObject *object,
+                       TextTest    test)
+{
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *value;
+
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &member, &value))
+    if (test (member) || node_has_text (value, test))
+      return member;
+
+  return NULL;
+}
+
+/* sk_project_load_from_data() replaced lone surrogates by U+FFFD: tells
+ * where. The file may have held U+FFFD already; it is named as well, as the
+ * replacement cannot be told from it once parsed.
+ */
+static void
+report_replaced_text (SkProject  *self,
+                      JsonObject *root)
+{
+  JsonObject *nodes = sk_json_get_object (root, "nodes");
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *value;
+  gboolean reported = FALSE;
+
+  json_object_iter_init_ordered (&iter, root);
+  while (json_object_iter_next_ordered (&iter, &member, &value))
+    {
+      gboolean is_node = nodes == NULL && !g_strv_contains (known_members, member) &&
+                         looks_like_node (value);
+
+      if (is_node || (nodes != NULL && g_str_equal (member, "nodes")))
+        continue;
+
+      if (text_is_replaced (member) || node_has_text (value, text_is_replaced))
+        {
+          _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, TRUE, NULL,
+                                   _("“%s” held an escape that stands for no character (a "
+                                     "lone UTF-16 surrogate); it was replaced by “�”. Save "
+                                     "the workflow to keep the repair."),
+                                   member);
+          reported = TRUE;
+        }
+    }
+
+  json_object_iter_init_ordered (&iter, nodes != NULL ? nodes : root);
+  while (json_object_iter_next_ordered (&iter, &member, &value))
+    {
+      SkNode *node;
+      g_autofree char *who = NULL;
+
+      if (nodes == NULL && (g_strv_contains (known_members, member) || !looks_like_node (value)))
+        continue;
+
+      if (!text_is_replaced (member) && !node_has_text (value, text_is_replaced))
+        continue;
+
+      node = sk_project_get_node (self, member);
+      who = node != NULL ? _sk_project_describe_node (node) : g_strdup_printf (_("node %s"), member);
+
+      if (text_is_replaced (member) || !JSON_NODE_HOLDS_OBJECT (value))
+        {
+          _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, TRUE, member,
+                                   _("%s held an escape that stands for no character (a lone "
+                                     "UTF-16 surrogate); it was replaced by “�”. Save the "
+                                     "workflow to keep the repair."),
+                                   who);
+        }
+      else
+        {
+          JsonObjectIter fields;
+          const char *field;
+          JsonNode *field_value;
+
+          json_object_iter_init_ordered (&fields, json_node_get_object (value));
+          while (json_object_iter_next_ordered (&fields, &field, &field_value))
+            {
+              if (!text_is_replaced (field) && !node_has_text (field_value, text_is_replaced))
+                continue;
+
+              _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, TRUE, member,
+                                       /* Translators: the first %s names a node, the second a
+                                        * member such as “name”. */
+                                       _("In %s, “%s” held an escape that stands for no "
+                                         "character (a lone UTF-16 surrogate); it was replaced "
+                                         "by “�”. Save the workflow to keep the repair."),
+                                       who, field);
+            }
+        }
+      reported = TRUE;
+    }
+
+  if (!reported)
+    _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, TRUE, NULL,
+                             _("The workflow file held an escape that stands for no character "
+                               "(a lone UTF-16 surrogate); it was replaced by “�”. Save the "
+                               "workflow to keep the repair."));
+}
+
 /**
  * sk_project_load_from_data:
  * @data: the contents of a process.json file
@@ -351,11 +508,34 @@ sk_project_load_from_data (const char  *data,
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(SkProject) self = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *repaired = NULL;
+  gsize repaired_length = 0;
+  guint replaced = 0;
   ParseState state;
   JsonNode *root;
 
   g_return_val_if_fail (data != NULL, NULL);
   g_return_val_if_fail (folder == NULL || G_IS_FILE (folder), NULL);
+
+  if (!sk_json_check_depth (data, length, SK_JSON_MAX_DEPTH, NULL))
+    {
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE,
+                   _("The workflow file cannot be read: its arrays and objects are nested "
+                     "more than %u levels deep."), SK_JSON_MAX_DEPTH);
+      return NULL;
+    }
+
+  /* json-glib turns a lone surrogate into bytes that are not UTF-8 and
+   * swallows the character after it. Refusing the workflow would leave the
+   * user with a file only a text editor can mend; the escape stands for no
+   * character, so it is replaced visibly and the repair is reported, and
+   * what is written back can always be read. */
+  repaired = sk_json_replace_lone_surrogates (data, length, &repaired_length, &replaced);
+  if (repaired != NULL)
+    {
+      data = repaired;
+      length = (gssize) repaired_length;
+    }
 
   state.counts = g_hash_table_new (NULL, NULL);
   state.duplicates = g_ptr_array_new_with_free_func (duplicate_free);
@@ -392,7 +572,11 @@ sk_project_load_from_data (const char  *data,
   g_hash_table_unref (state.counts);
   g_ptr_array_unref (state.duplicates);
 
-  self->modified = FALSE;
+  /* The repair is kept only when the workflow is saved. */
+  self->modified = replaced > 0;
+  if (replaced > 0)
+    report_replaced_text (self, json_node_get_object (root));
+
   return g_steal_pointer (&self);
 }
 
@@ -743,9 +927,23 @@ sk_project_update_from_json (SkProject   *self,
   g_autoptr(SkProject) scratch = NULL;
   g_autoptr(GPtrArray) problems = NULL;
   g_autoptr(GPtrArray) removed = NULL;
+  const char *invalid_member;
 
   g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
   g_return_val_if_fail (object != NULL, FALSE);
+
+  /* Text that is not UTF-8 could be neither saved nor read back. */
+  invalid_member = find_member_with_text (object, text_is_invalid);
+  if (invalid_member != NULL)
+    {
+      g_autofree char *shown = g_utf8_make_valid (invalid_member, -1);
+
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                   _("The workflow’s JSON was not applied: the text of “%s” is not valid "
+                     "UTF-8. Remove escapes such as \\udce9 that stand for no character."),
+                   shown);
+      return FALSE;
+    }
 
   scratch = sk_project_new (self->folder);
   apply_root (scratch, object, NULL);

@@ -13,6 +13,7 @@
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
+#include "sk-json.h"
 #include "sk-project-private.h"
 #include "sk-settings.h"
 #include "sk-step-folder.h"
@@ -427,7 +428,8 @@ sk_workspace_recover (SkWorkspace  *self,
   g_return_val_if_fail (SK_IS_WORKSPACE (self), FALSE);
   g_return_val_if_fail (data != NULL, FALSE);
 
-  if (!json_parser_load_from_data (parser, data, -1, NULL) ||
+  if (!sk_json_check_depth (data, -1, SK_JSON_MAX_DEPTH, NULL) ||
+      !json_parser_load_from_data (parser, data, -1, NULL) ||
       (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
