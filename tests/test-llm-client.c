@@ -1055,6 +1055,515 @@ test_stream_errors (void)
     }
 }
 
+/* Hostile servers. */
+
+static JsonBuilder *
+parts_begin (void)
+{
+  JsonBuilder *builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "parts");
+  json_builder_begin_array (builder);
+  return builder;
+}
+
+static void
+parts_add_text (JsonBuilder *builder,
+                const char  *text)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "text");
+  json_builder_add_string_value (builder, text);
+  json_builder_end_object (builder);
+}
+
+/* Any bytes, as one HTTP chunk, @repeat times (sent lazily by the server). */
+static void
+parts_add_raw (JsonBuilder *builder,
+               const char  *bytes,
+               gsize        length,
+               guint        repeat)
+{
+  g_autofree char *encoded = g_base64_encode ((const guchar *) bytes, length);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "raw_base64");
+  json_builder_add_string_value (builder, encoded);
+  json_builder_set_member_name (builder, "repeat");
+  json_builder_add_int_value (builder, repeat);
+  json_builder_end_object (builder);
+}
+
+static void
+parts_push (SkFakeLlm   *fake,
+            JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json = json_to_string (root, FALSE);
+  sk_fake_llm_push_json (fake, json, &error);
+  g_assert_no_error (error);
+  g_object_unref (builder);
+}
+
+/* A stream of tiny events that would go on for hours, each putting off the
+ * idle watchdog, ends at the reply's deadline.
+ */
+static void
+test_endless_tiny_chunks (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[i]);
+      g_autoptr(GError) error = NULL;
+      Call call = { 0 };
+      gint64 start;
+
+      sk_llm_client_set_reply_timeout (client, 2);
+      g_assert_cmpfloat (sk_llm_client_get_reply_timeout (client), ==, 2);
+      sk_fake_llm_push_json (fake, "{\"parts\":[{\"generated\":{\"count\":1000000,\"size\":8}}],"
+                                   "\"delay_ms\":20}", &error);
+      g_assert_no_error (error);
+
+      start = g_get_monotonic_time ();
+      run_call (client, NULL, NULL, &call);
+      g_assert_error (call.error, SK_LLM_ERROR, SK_LLM_ERROR_TIMEOUT);
+      sk_test_assert_contains (call.error->message, "still sending its reply after 2 seconds");
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+      g_assert_nonnull (call.partial);
+      g_assert_cmpuint (strlen (call.partial->text), >, 0);
+      /* A reply that ran out of time is not asked for again. */
+      g_assert_cmpuint (sk_fake_llm_get_n_requests (fake), ==, 1);
+
+      call_clear (&call);
+      sk_fake_llm_free (fake);
+    }
+}
+
+/* Tool-call arguments that never end stop at their limit (OpenAI and
+ * Anthropic stream them in pieces); endless whole calls (Ollama) stop at
+ * the number of calls.
+ */
+static void
+test_endless_tool_arguments (void)
+{
+  g_autofree char *filler = g_strnfill (64 * 1024, 'x');
+
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[i]);
+      JsonBuilder *builder = parts_begin ();
+      g_autofree char *piece = NULL;
+      Call call = { 0 };
+      gsize total = 0;
+
+      if (dialects[i].provider == SK_LLM_PROVIDER_OLLAMA)
+        piece = g_strdup ("{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":"
+                          "[{\"function\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.py\"}}}]},"
+                          "\"done\":false}\n");
+      else
+        {
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "tool_call");
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "name");
+          json_builder_add_string_value (builder, "write_file");
+          json_builder_set_member_name (builder, "arguments");
+          json_builder_begin_array (builder);
+          json_builder_add_string_value (builder, "{\"content\":\"");
+          json_builder_end_array (builder);
+          json_builder_end_object (builder);
+          json_builder_end_object (builder);
+          if (dialects[i].provider == SK_LLM_PROVIDER_OPENAI)
+            piece = g_strdup_printf ("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                                     "[{\"index\":0,\"function\":{\"arguments\":\"%s\"}}]}}]}\n\n",
+                                     filler);
+          else
+            piece = g_strdup_printf ("event: content_block_delta\ndata: {\"type\":\"content_block_delta\","
+                                     "\"index\":0,\"delta\":{\"type\":\"input_json_delta\","
+                                     "\"partial_json\":\"%s\"}}\n\n", filler);
+        }
+      /* Gigabytes, were they all read. */
+      parts_add_raw (builder, piece, strlen (piece), 100000);
+      parts_push (fake, builder);
+
+      run_call (client, NULL, NULL, &call);
+      g_assert_error (call.error, SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE);
+      if (dialects[i].provider == SK_LLM_PROVIDER_OLLAMA)
+        {
+          sk_test_assert_contains (call.error->message, "more than 100 tools");
+          g_assert_cmpuint (call.partial->tool_calls->len, ==, 100);
+        }
+      else
+        {
+          sk_test_assert_contains (call.error->message, "grew beyond 8 MiB");
+          g_assert_cmpuint (call.partial->tool_calls->len, ==, 1);
+        }
+      for (guint j = 0; j < call.partial->tool_calls->len; j++)
+        total += strlen (((SkLlmToolCall *) g_ptr_array_index (call.partial->tool_calls, j))->arguments);
+      g_assert_cmpuint (total, <=, 8 * 1024 * 1024);
+
+      call_clear (&call);
+      sk_fake_llm_free (fake);
+    }
+}
+
+/* A 200 MB line without a line end is refused once it passes 4 MiB. */
+static void
+test_long_line (void)
+{
+  g_autofree char *filler = g_strnfill (64 * 1024, 'a');
+
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[i]);
+      JsonBuilder *builder = parts_begin ();
+      const char *head = dialects[i].provider == SK_LLM_PROVIDER_OLLAMA
+                         ? "{\"message\":{\"role\":\"assistant\",\"content\":\""
+                         : "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"";
+      Call call = { 0 };
+
+      parts_add_text (builder, "Hel");
+      parts_add_raw (builder, head, strlen (head), 1);
+      parts_add_raw (builder, filler, strlen (filler), 3200);
+      parts_push (fake, builder);
+
+      run_call (client, NULL, NULL, &call);
+      g_assert_error (call.error, SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE);
+      sk_test_assert_contains (call.error->message, "longer than 4 MiB");
+      g_assert_cmpstr (call.partial->text, ==, "Hel");
+
+      call_clear (&call);
+      sk_fake_llm_free (fake);
+    }
+}
+
+/* An event nested 100 000 levels deep would exhaust json-glib's stack. */
+static void
+test_deep_nesting (void)
+{
+  g_autofree char *brackets = g_strnfill (100000, '[');
+
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[i]);
+      JsonBuilder *builder = parts_begin ();
+      g_autofree char *event = NULL;
+      Call call = { 0 };
+
+      event = dialects[i].provider == SK_LLM_PROVIDER_OLLAMA
+              ? g_strconcat (brackets, "\n", NULL)
+              : g_strconcat ("data: ", brackets, "\n\n", NULL);
+      parts_add_text (builder, "Hel");
+      parts_add_raw (builder, event, strlen (event), 1);
+      parts_push (fake, builder);
+
+      run_call (client, NULL, NULL, &call);
+      g_assert_error (call.error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL);
+      sk_test_assert_contains (call.error->message, "nested more than 512 levels");
+      g_assert_cmpstr (call.partial->text, ==, "Hel");
+      call_clear (&call);
+
+      /* Nor does an error body or a list of models so nested crash. */
+      {
+        g_autoptr(JsonBuilder) bodies = json_builder_new ();
+        g_autoptr(JsonNode) root = NULL;
+        g_autofree char *json = NULL;
+        g_autoptr(GError) error = NULL;
+        ListCall list = { 0 };
+
+        json_builder_begin_array (bodies);
+        json_builder_begin_object (bodies);
+        json_builder_set_member_name (bodies, "status");
+        json_builder_add_int_value (bodies, 400);
+        json_builder_set_member_name (bodies, "body");
+        json_builder_add_string_value (bodies, brackets);
+        json_builder_end_object (bodies);
+        json_builder_begin_object (bodies);
+        json_builder_set_member_name (bodies, "path");
+        json_builder_add_string_value (bodies, dialects[i].provider == SK_LLM_PROVIDER_OLLAMA
+                                                ? "/api/tags" : "/v1/models");
+        json_builder_set_member_name (bodies, "body");
+        json_builder_add_string_value (bodies, brackets);
+        json_builder_end_object (bodies);
+        json_builder_end_array (bodies);
+        root = json_builder_get_root (bodies);
+        json = json_to_string (root, FALSE);
+        sk_fake_llm_push_json (fake, json, &error);
+        g_assert_no_error (error);
+
+        run_call (client, NULL, NULL, &call);
+        g_assert_error (call.error, SK_LLM_ERROR, SK_LLM_ERROR_BAD_REQUEST);
+        call_clear (&call);
+
+        sk_llm_client_list_models_async (client, NULL, list_cb, &list);
+        SK_TEST_WAIT_UNTIL (list.done, 10000);
+        g_assert_error (list.error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL);
+        g_clear_error (&list.error);
+      }
+
+      sk_fake_llm_free (fake);
+    }
+}
+
+/* Members of unexpected types are ignored without a critical (the tests
+ * run with fatal warnings); Ollama's "done": [] is not done.
+ */
+static void
+test_unexpected_types (void)
+{
+  static const char ollama[] =
+    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hel\"},\"done\":[]}\n"
+    "{\"message\":[],\"done\":\"true\"}\n"
+    "{\"message\":{\"content\":5,\"thinking\":{},\"tool_calls\":{}},\"done\":{},\"done_reason\":[]}\n"
+    "{\"message\":{\"content\":\"lo\",\"tool_calls\":[5,[]]},\"done\":null}\n";
+  SkFakeLlm *fake = sk_fake_llm_new ();
+  g_autoptr(SkLlmClient) client = client_for (fake, &dialects[1]);
+  JsonBuilder *builder = parts_begin ();
+  Call call = { 0 };
+
+  parts_add_raw (builder, ollama, strlen (ollama), 1);
+  parts_push (fake, builder);
+
+  run_call (client, NULL, NULL, &call);
+  g_assert_no_error (call.error);
+  g_assert_cmpstr (call.response->text, ==, "Hello");
+  g_assert_cmpuint (call.response->tool_calls->len, ==, 0);
+
+  call_clear (&call);
+  sk_fake_llm_free (fake);
+}
+
+/* A character cut short in the middle, across two HTTP chunks, arrives as
+ * U+FFFD instead of bytes that are not UTF-8, and the rest of the event
+ * is kept.
+ */
+static void
+test_invalid_utf8 (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[i]);
+      JsonBuilder *builder = parts_begin ();
+      const char *head, *tail;
+      Call call = { 0 };
+
+      switch (dialects[i].provider)
+        {
+        case SK_LLM_PROVIDER_OLLAMA:
+          head = "{\"message\":{\"role\":\"assistant\",\"content\":\"x\xe2";
+          tail = "\x9cy\"},\"done\":false}\n";
+          break;
+        case SK_LLM_PROVIDER_ANTHROPIC:
+          head = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                 "\"delta\":{\"type\":\"text_delta\",\"text\":\"x\xe2";
+          tail = "\x9cy\"}}\n\n";
+          break;
+        case SK_LLM_PROVIDER_OPENAI:
+        default:
+          head = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\xe2";
+          tail = "\x9cy\"}}]}\n\n";
+          break;
+        }
+      parts_add_text (builder, "Hel");
+      parts_add_raw (builder, head, strlen (head), 1);
+      parts_add_raw (builder, tail, strlen (tail), 1);
+      parts_add_text (builder, "lo");
+      parts_push (fake, builder);
+
+      run_call (client, NULL, NULL, &call);
+      g_assert_no_error (call.error);
+      g_assert_true (g_utf8_validate (call.response->text, -1, NULL));
+      g_assert_true (g_utf8_validate (call.text->str, call.text->len, NULL));
+      g_assert_true (g_str_has_prefix (call.response->text, "Helx\xef\xbf\xbd"));
+      g_assert_true (g_str_has_suffix (call.response->text, "\xef\xbf\xbdylo"));
+
+      call_clear (&call);
+      sk_fake_llm_free (fake);
+    }
+}
+
+static gboolean
+never_answer_cb (GSocketService    *service,
+                 GSocketConnection *connection,
+                 GObject           *source_object,
+                 gpointer           user_data)
+{
+  GPtrArray *connections = user_data;
+
+  /* Kept open, never read nor written. */
+  g_ptr_array_add (connections, g_object_ref (connection));
+  return TRUE;
+}
+
+/* A server that accepts the connection and never answers meets the idle
+ * watchdog.
+ */
+static void
+test_never_answers (void)
+{
+  g_autoptr(GSocketService) service = g_socket_service_new ();
+  g_autoptr(GPtrArray) connections = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) effective = NULL;
+  g_autoptr(SkLlmClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  Call call = { 0 };
+
+  g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_TCP, NULL, &effective, &error);
+  g_assert_no_error (error);
+  g_signal_connect (service, "incoming", G_CALLBACK (never_answer_cb), connections);
+  g_socket_service_start (service);
+
+  url = g_strdup_printf ("http://127.0.0.1:%u/v1",
+                         g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (effective)));
+  client = sk_llm_client_new (SK_LLM_PROVIDER_OPENAI, url, "fake", NULL);
+  sk_llm_client_set_idle_timeout (client, 1);
+  sk_llm_client_set_max_retries (client, 0);
+  run_call (client, NULL, NULL, &call);
+  g_assert_error (call.error, SK_LLM_ERROR, SK_LLM_ERROR_TIMEOUT);
+  sk_test_assert_contains (call.error->message, "sent nothing for 1 seconds");
+  g_assert_cmpuint (connections->len, ==, 1);
+
+  call_clear (&call);
+  g_socket_service_stop (service);
+  g_socket_listener_close (G_SOCKET_LISTENER (service));
+}
+
+/* A 500 is asked again, and the 200 that follows is the reply. */
+static void
+test_server_error_then_success (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dialects); i++)
+    {
+      SkFakeLlm *fake = sk_fake_llm_new ();
+      g_autoptr(SkLlmClient) client = client_for (fake, &dialects[i]);
+      g_autoptr(GError) error = NULL;
+      Call call = { 0 };
+
+      sk_fake_llm_push_json (fake, "[{\"status\":500,\"error\":{\"message\":\"boom\"}},"
+                                   "{\"scenario\":\"plain-text\"}]", &error);
+      g_assert_no_error (error);
+
+      run_call (client, NULL, NULL, &call);
+      g_assert_no_error (call.error);
+      g_assert_cmpstr (call.response->text, ==, "Hello");
+      g_assert_cmpuint (call.retries->len, ==, 1);
+      sk_test_assert_contains (g_ptr_array_index (call.retries, 0), "boom");
+      g_assert_cmpuint (sk_fake_llm_get_n_requests (fake), ==, 2);
+
+      call_clear (&call);
+      sk_fake_llm_free (fake);
+    }
+}
+
+/* The limits of the stream parser alone. */
+static void
+test_stream_limits (void)
+{
+  g_autofree char *filler = g_strnfill (64 * 1024, 'a');
+  g_autofree char *data_line = g_strconcat ("data: ", filler, "\n", NULL);
+  g_autofree char *brackets = g_strnfill (100000, '[');
+  g_autofree char *deep = g_strconcat ("{\"a\":", brackets, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) arguments = NULL;
+  SkLlmToolCall *call;
+
+  /* A line that never ends stops at 4 MiB, before the buffer passes it. */
+  {
+    g_autoptr(SkLlmStream) stream = sk_llm_stream_new (SK_LLM_PROVIDER_OPENAI, NULL, NULL);
+    guint fed = 0;
+
+    sk_llm_stream_feed (stream, "data: ", 6, &error);
+    g_assert_no_error (error);
+    while (sk_llm_stream_feed (stream, filler, strlen (filler), &error))
+      fed++;
+    g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE);
+    g_assert_cmpuint (fed, <, 64);
+    g_clear_error (&error);
+    /* Nothing more is taken after the error. */
+    g_assert_false (sk_llm_stream_feed (stream, "\n\n", 2, &error));
+    g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE);
+    g_clear_error (&error);
+  }
+
+  /* Data lines add up to one event until an empty line. */
+  {
+    g_autoptr(SkLlmStream) stream = sk_llm_stream_new (SK_LLM_PROVIDER_ANTHROPIC, NULL, NULL);
+    guint fed = 0;
+
+    while (sk_llm_stream_feed (stream, data_line, strlen (data_line), &error))
+      fed++;
+    g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE);
+    g_assert_cmpuint (fed, <, 64);
+    g_clear_error (&error);
+  }
+
+  /* The text and thinking of a reply stop at 8 MiB in all. */
+  {
+    g_autoptr(SkLlmStream) stream = sk_llm_stream_new (SK_LLM_PROVIDER_OLLAMA, NULL, NULL);
+    g_autoptr(SkLlmResponse) partial = NULL;
+    g_autofree char *line = g_strdup_printf ("{\"message\":{\"content\":\"%s\",\"thinking\":\"%s\"},"
+                                             "\"done\":false}\n", filler, filler);
+    guint fed = 0;
+
+    while (sk_llm_stream_feed (stream, line, strlen (line), &error))
+      fed++;
+    g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE);
+    sk_test_assert_contains (error->message, "The model’s reply grew beyond 8 MiB");
+    g_assert_cmpuint (fed, ==, 64);
+    g_clear_error (&error);
+    partial = sk_llm_stream_steal_response (stream);
+    g_assert_cmpuint (strlen (partial->text) + strlen (partial->reasoning), <=, 8 * 1024 * 1024);
+  }
+
+  /* An escaped lone surrogate does not reach the caller as bytes that are
+   * not UTF-8. */
+  {
+    static const char lone[] =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\\ud800b\",\"tool_calls\":"
+      "[{\"index\":0,\"id\":\"c\\ud800c\",\"function\":{\"name\":\"n\\ud800n\",\"arguments\":\"\\ud800a\"}}]}}]}\n\n"
+      "data: [DONE]\n\n";
+    g_autoptr(SkLlmStream) stream = sk_llm_stream_new (SK_LLM_PROVIDER_OPENAI, NULL, NULL);
+    g_autoptr(SkLlmResponse) response = NULL;
+
+    sk_llm_stream_feed (stream, lone, strlen (lone), &error);
+    g_assert_no_error (error);
+    sk_llm_stream_finish (stream, &error);
+    g_assert_no_error (error);
+    response = sk_llm_stream_steal_response (stream);
+    g_assert_true (g_utf8_validate (response->text, -1, NULL));
+    g_assert_true (g_str_has_prefix (response->text, "a"));
+    call = g_ptr_array_index (response->tool_calls, 0);
+    g_assert_true (g_utf8_validate (call->id, -1, NULL));
+    g_assert_true (g_utf8_validate (call->name, -1, NULL));
+    g_assert_true (g_utf8_validate (call->arguments, -1, NULL));
+  }
+
+  /* Deeply nested arguments, pieced together from fragments, are refused
+   * before json-glib sees them. */
+  call = sk_llm_tool_call_new ("c", "write_file", deep);
+  arguments = sk_llm_tool_call_parse_arguments (call, &error);
+  g_assert_null (arguments);
+  g_assert_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL);
+  sk_test_assert_contains (error->message, "nested more than 512 levels");
+  sk_llm_tool_call_free (call);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1087,6 +1596,15 @@ main (int   argc,
   g_test_add_func ("/llm-client/stream/errors", test_stream_errors);
   g_test_add_func ("/llm-client/huge", test_huge);
   g_test_add_func ("/llm-client/models-pages", test_models_pages);
+  g_test_add_func ("/llm-client/hostile/endless-tiny-chunks", test_endless_tiny_chunks);
+  g_test_add_func ("/llm-client/hostile/endless-tool-arguments", test_endless_tool_arguments);
+  g_test_add_func ("/llm-client/hostile/long-line", test_long_line);
+  g_test_add_func ("/llm-client/hostile/deep-nesting", test_deep_nesting);
+  g_test_add_func ("/llm-client/hostile/unexpected-types", test_unexpected_types);
+  g_test_add_func ("/llm-client/hostile/invalid-utf8", test_invalid_utf8);
+  g_test_add_func ("/llm-client/hostile/never-answers", test_never_answers);
+  g_test_add_func ("/llm-client/hostile/server-error-then-success", test_server_error_then_success);
+  g_test_add_func ("/llm-client/hostile/stream-limits", test_stream_limits);
   for (guint i = 0; i < G_N_ELEMENTS (scenario_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/llm-client/scenario/%s/%s", scenario_cases[i].scenario,

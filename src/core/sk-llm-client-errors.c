@@ -15,6 +15,9 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "sk-json.h"
 #include "sk-llm-client-private.h"
 #include "sk-llm-stream.h"
 
@@ -149,7 +152,9 @@ _sk_llm_client_http_error (SkLlmClient *self,
     {
       g_autofree char *text = g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
 
-      node = json_from_string (text, NULL);
+      /* A body nested too deep for json-glib's stack is not an error body. */
+      if (sk_json_check_depth (text, -1, SK_JSON_MAX_DEPTH, NULL))
+        node = json_from_string (text, NULL);
     }
   if (node == NULL || !sk_llm_stream_extract_error (node, &server_message, &type, &code))
     {
@@ -236,6 +241,13 @@ _sk_llm_client_transport_error (SkLlmExchange *exchange,
                                 GError        *error,
                                 const char    *url)
 {
+  if (exchange->deadline_passed)
+    return g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TIMEOUT,
+                        _("The server at %s was still sending its reply after %.0f seconds, "
+                          "so it was stopped. The model may be repeating itself endlessly; "
+                          "try again, or choose another model."),
+                        url, exchange->client->reply_timeout);
+
   if (exchange->timed_out)
     return g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TIMEOUT,
                         "The server at %s sent nothing for %.0f seconds, so the request was "

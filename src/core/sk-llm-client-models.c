@@ -94,7 +94,9 @@ list_body_ready (GTask  *task,
     }
 
   text = g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
-  node = json_from_string (text, NULL);
+  /* Nesting too deep for json-glib's stack is not a list of models. */
+  if (sk_json_check_depth (text, -1, SK_JSON_MAX_DEPTH, NULL))
+    node = json_from_string (text, NULL);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       list_fail (task, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,

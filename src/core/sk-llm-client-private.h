@@ -27,13 +27,14 @@ struct _SkLlmClient
   char          *model;
   char          *api_key;
   double         idle_timeout;
+  double         reply_timeout;
   guint          max_retries;
   guint          max_tokens;
 
   SoupSession   *session;
 };
 
-/* One HTTP exchange: the request, the watchdog and the body read so far. */
+/* One HTTP exchange: the request, the watchdogs and the body read so far. */
 typedef struct
 {
   SkLlmClient   *client;
@@ -42,7 +43,9 @@ typedef struct
   gulong         cancelled_id;
   GCancellable  *user_cancellable;
   GSource       *idle_source;
+  GSource       *deadline_source;
   gboolean       timed_out;
+  gboolean       deadline_passed;
   GInputStream  *input;
   GByteArray    *body;
 } SkLlmExchange;

@@ -7,9 +7,10 @@
  * native chat, Anthropic Messages) and always streams, so that a long
  * generation never looks like a dead server. libsoup's own timeout would
  * also end a reply that is still arriving, so it is turned off and an idle
- * watchdog, reset by every read, takes its place. Failed requests are sent
- * again under the policy of the OpenAI and Anthropic libraries, but never
- * once some of the reply has reached the caller.
+ * watchdog, reset by every read, takes its place; a deadline for the whole
+ * reply stops a server that keeps trickling bytes forever. Failed requests
+ * are sent again under the policy of the OpenAI and Anthropic libraries,
+ * but never once some of the reply has reached the caller.
  *
  * This file holds the object, its HTTP exchanges and the chat; the bodies of
  * requests are built in sk-llm-request.c, failures are turned into errors and
@@ -28,6 +29,10 @@
 #include "sk-llm-stream.h"
 
 #define DEFAULT_IDLE_TIMEOUT 300.0
+/* A long reply from a slow local model takes minutes; a quarter of an hour
+ * is far more than any takes, and bounds one that never ends.
+ */
+#define DEFAULT_REPLY_TIMEOUT 900.0
 #define DEFAULT_MAX_RETRIES  2
 #define ANTHROPIC_VERSION "2023-06-01"
 /* An error body or a model list is small; more than this is not one. */
@@ -42,6 +47,7 @@ enum {
   PROP_MODEL,
   PROP_API_KEY,
   PROP_IDLE_TIMEOUT,
+  PROP_REPLY_TIMEOUT,
   PROP_MAX_RETRIES,
   PROP_MAX_TOKENS,
   N_PROPS
@@ -132,6 +138,11 @@ _sk_llm_client_exchange_stop_watchdog (SkLlmExchange *exchange)
       g_source_destroy (exchange->idle_source);
       g_clear_pointer (&exchange->idle_source, g_source_unref);
     }
+  if (exchange->deadline_source != NULL)
+    {
+      g_source_destroy (exchange->deadline_source);
+      g_clear_pointer (&exchange->deadline_source, g_source_unref);
+    }
 }
 
 void
@@ -156,6 +167,19 @@ exchange_idle_cb (gpointer user_data)
   exchange->timed_out = TRUE;
   g_cancellable_cancel (exchange->cancellable);
   g_clear_pointer (&exchange->idle_source, g_source_unref);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+exchange_deadline_cb (gpointer user_data)
+{
+  SkLlmExchange *exchange = user_data;
+
+  exchange->timed_out = TRUE;
+  exchange->deadline_passed = TRUE;
+  g_cancellable_cancel (exchange->cancellable);
+  g_clear_pointer (&exchange->deadline_source, g_source_unref);
 
   return G_SOURCE_REMOVE;
 }
@@ -197,6 +221,7 @@ _sk_llm_client_exchange_start (SkLlmExchange *exchange,
   exchange->client = client;
   exchange->message = message;
   exchange->timed_out = FALSE;
+  exchange->deadline_passed = FALSE;
   exchange->cancellable = g_cancellable_new ();
   exchange->body = g_byte_array_new ();
   if (user_cancellable != NULL)
@@ -206,6 +231,16 @@ _sk_llm_client_exchange_start (SkLlmExchange *exchange,
                                                       G_CALLBACK (user_cancelled_cb),
                                                       g_object_ref (exchange->cancellable),
                                                       g_object_unref);
+    }
+
+  /* Unlike the idle watchdog, nothing the server sends puts this off. */
+  if (client->reply_timeout > 0)
+    {
+      double msec = MIN (client->reply_timeout * 1000, G_MAXUINT);
+
+      exchange->deadline_source = g_timeout_source_new ((guint) msec);
+      g_source_set_callback (exchange->deadline_source, exchange_deadline_cb, exchange, NULL);
+      g_source_attach (exchange->deadline_source, g_main_context_get_thread_default ());
     }
 
   _sk_llm_client_exchange_touch (exchange);
@@ -352,7 +387,9 @@ chat_retry_or_fail (GTask  *task,
 
   _sk_llm_client_exchange_stop_watchdog (&data->exchange);
 
-  if (delay < 0 || (data->stream != NULL && sk_llm_stream_has_output (data->stream)))
+  /* A reply that ran out of time would run out of it again. */
+  if (delay < 0 || data->exchange.deadline_passed ||
+      (data->stream != NULL && sk_llm_stream_has_output (data->stream)))
     {
       if (data->attempt > 0 && error->domain == SK_LLM_ERROR)
         g_prefix_error (&error, "Tried %u times. ", data->attempt + 1);
@@ -668,6 +705,9 @@ sk_llm_client_get_property (GObject    *object,
     case PROP_IDLE_TIMEOUT:
       g_value_set_double (value, self->idle_timeout);
       break;
+    case PROP_REPLY_TIMEOUT:
+      g_value_set_double (value, self->reply_timeout);
+      break;
     case PROP_MAX_RETRIES:
       g_value_set_uint (value, self->max_retries);
       break;
@@ -712,6 +752,9 @@ sk_llm_client_set_property (GObject      *object,
     case PROP_IDLE_TIMEOUT:
       sk_llm_client_set_idle_timeout (self, g_value_get_double (value));
       break;
+    case PROP_REPLY_TIMEOUT:
+      sk_llm_client_set_reply_timeout (self, g_value_get_double (value));
+      break;
     case PROP_MAX_RETRIES:
       sk_llm_client_set_max_retries (self, g_value_get_uint (value));
       break;
@@ -749,6 +792,15 @@ sk_llm_client_class_init (SkLlmClientClass *klass)
   properties[PROP_IDLE_TIMEOUT] =
     g_param_spec_double ("idle-timeout", NULL, NULL, 0, G_MAXDOUBLE, DEFAULT_IDLE_TIMEOUT,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * SkLlmClient:reply-timeout:
+   *
+   * How many seconds one reply may take in all, from sending the request to
+   * its end, however steadily the server sends; 0 for no limit.
+   */
+  properties[PROP_REPLY_TIMEOUT] =
+    g_param_spec_double ("reply-timeout", NULL, NULL, 0, G_MAXDOUBLE, DEFAULT_REPLY_TIMEOUT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_MAX_RETRIES] =
     g_param_spec_uint ("max-retries", NULL, NULL, 0, 10, DEFAULT_MAX_RETRIES,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -763,6 +815,7 @@ static void
 sk_llm_client_init (SkLlmClient *self)
 {
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
+  self->reply_timeout = DEFAULT_REPLY_TIMEOUT;
   self->max_retries = DEFAULT_MAX_RETRIES;
 
   /* libsoup's timeout would end a reply that is still streaming; the idle
@@ -843,6 +896,37 @@ sk_llm_client_set_idle_timeout (SkLlmClient *self,
     {
       self->idle_timeout = seconds;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IDLE_TIMEOUT]);
+    }
+}
+
+double
+sk_llm_client_get_reply_timeout (SkLlmClient *self)
+{
+  g_return_val_if_fail (SK_IS_LLM_CLIENT (self), 0);
+
+  return self->reply_timeout;
+}
+
+/**
+ * sk_llm_client_set_reply_timeout:
+ * @seconds: how long one reply may take in all, however steadily the server
+ *   sends; 0 waits forever
+ *
+ * The idle timeout is put off by every read, so a server that trickles tiny
+ * pieces forever never meets it; this limit stops it. A reply that passes it
+ * is not asked for again.
+ */
+void
+sk_llm_client_set_reply_timeout (SkLlmClient *self,
+                                 double       seconds)
+{
+  g_return_if_fail (SK_IS_LLM_CLIENT (self));
+
+  seconds = MAX (seconds, 0);
+  if (self->reply_timeout != seconds)
+    {
+      self->reply_timeout = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REPLY_TIMEOUT]);
     }
 }
 

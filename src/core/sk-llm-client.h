@@ -30,6 +30,9 @@ const char    *sk_llm_client_get_model          (SkLlmClient          *self);
 double         sk_llm_client_get_idle_timeout   (SkLlmClient          *self);
 void           sk_llm_client_set_idle_timeout   (SkLlmClient          *self,
                                                  double                seconds);
+double         sk_llm_client_get_reply_timeout  (SkLlmClient          *self);
+void           sk_llm_client_set_reply_timeout  (SkLlmClient          *self,
+                                                 double                seconds);
 guint          sk_llm_client_get_max_retries    (SkLlmClient          *self);
 void           sk_llm_client_set_max_retries    (SkLlmClient          *self,
                                                  guint                 max_retries);

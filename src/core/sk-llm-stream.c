@@ -18,11 +18,23 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "sk-json.h"
 #include "sk-llm-stream.h"
 
-/* A longer line than this is not a reply any server sends. */
-#define MAX_LINE_LENGTH (64 * 1024 * 1024)
+/* A hostile or broken server could send forever; these bound what one reply
+ * may hold, far above anything a real reply needs. The largest real line is
+ * a tool call carrying a whole script, well under a MiB. MAX_TEXT_LENGTH
+ * covers the text and thinking of a reply together, about two million
+ * tokens, many times the output limit of today's models. The tool calls of
+ * one reply are bounded in number and in the size of all their arguments.
+ */
+#define MiB (1024 * 1024)
+#define MAX_LINE_LENGTH (4 * MiB)
+#define MAX_TEXT_LENGTH (8 * MiB)
+#define MAX_ARGUMENTS_LENGTH (8 * MiB)
+#define MAX_TOOL_CALLS 100
 
 typedef struct
 {
@@ -40,6 +52,7 @@ struct _SkLlmStream
 
   GByteArray     *buffer;
   gsize           scan_from;
+  gsize           max_line;
 
   GString        *data;
   gboolean        have_data;
@@ -52,6 +65,9 @@ struct _SkLlmStream
   PendingCall    *last_call;
   char           *finish_reason;
   SkLlmUsage      usage;
+
+  /* A limit that was passed, reported after the line being decoded. */
+  GError         *limit_error;
 
   guint           done : 1;
   guint           has_output : 1;
@@ -77,6 +93,7 @@ sk_llm_stream_new (SkLlmProvider  dialect,
   self->event_func = event_func;
   self->event_data = event_data;
   self->buffer = g_byte_array_new ();
+  self->max_line = MAX_LINE_LENGTH;
   self->data = g_string_new (NULL);
   self->text = g_string_new (NULL);
   self->reasoning = g_string_new (NULL);
@@ -100,6 +117,7 @@ sk_llm_stream_free (SkLlmStream *self)
   g_hash_table_destroy (self->calls_by_index);
   g_ptr_array_unref (self->calls);
   g_free (self->finish_reason);
+  g_clear_error (&self->limit_error);
   g_free (self);
 }
 
@@ -132,10 +150,70 @@ emit (SkLlmStream *self,
 }
 
 static void
+set_limit_error (SkLlmStream *self,
+                 GError      *error)
+{
+  if (self->limit_error == NULL)
+    self->limit_error = error;
+  else
+    g_error_free (error);
+}
+
+/* Reports the limit that was passed; the stream then takes nothing more. */
+static gboolean
+take_limit_error (SkLlmStream  *self,
+                  GError      **error)
+{
+  if (self->limit_error == NULL)
+    return TRUE;
+
+  g_propagate_error (error, g_steal_pointer (&self->limit_error));
+  self->limit_error = g_error_new_literal (SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE,
+                                           _("The reply was stopped for being too large."));
+  return FALSE;
+}
+
+/* json-glib turns an escaped lone surrogate (\ud800) into bytes that are not
+ * UTF-8; nothing that is not UTF-8 goes on to the caller.
+ */
+static const char *
+valid_utf8 (const char  *text,
+            char       **copy)
+{
+  *copy = NULL;
+  if (text == NULL || g_utf8_validate (text, -1, NULL))
+    return text;
+
+  *copy = g_utf8_make_valid (text, -1);
+  return *copy;
+}
+
+static gboolean
+check_text_length (SkLlmStream *self,
+                   gsize        added)
+{
+  if (self->text->len + self->reasoning->len + added <= MAX_TEXT_LENGTH)
+    return TRUE;
+
+  set_limit_error (self, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE,
+                                      _("The model’s reply grew beyond %u MiB, so it was "
+                                        "stopped. The model may be repeating itself "
+                                        "endlessly; try again, or choose another model."),
+                                      (guint) (MAX_TEXT_LENGTH / MiB)));
+  return FALSE;
+}
+
+static void
 add_text (SkLlmStream *self,
           const char  *text)
 {
-  if (text == NULL || *text == '\0')
+  g_autofree char *copy = NULL;
+
+  if (text == NULL || *text == '\0' || self->limit_error != NULL)
+    return;
+
+  text = valid_utf8 (text, &copy);
+  if (!check_text_length (self, strlen (text)))
     return;
 
   g_string_append (self->text, text);
@@ -146,7 +224,13 @@ static void
 add_reasoning (SkLlmStream *self,
                const char  *text)
 {
-  if (text == NULL || *text == '\0')
+  g_autofree char *copy = NULL;
+
+  if (text == NULL || *text == '\0' || self->limit_error != NULL)
+    return;
+
+  text = valid_utf8 (text, &copy);
+  if (!check_text_length (self, strlen (text)))
     return;
 
   g_string_append (self->reasoning, text);
@@ -164,14 +248,29 @@ set_finish_reason (SkLlmStream *self,
   self->finish_reason = g_strdup (reason);
 }
 
+/* Returns: (nullable): the new call, or %NULL when the reply has too many */
 static PendingCall *
 new_call (SkLlmStream *self,
           gint64       index,
           const char  *id)
 {
-  PendingCall *call = g_new0 (PendingCall, 1);
+  PendingCall *call;
 
-  call->id = (id != NULL && *id != '\0') ? g_strdup (id) : NULL;
+  if (self->limit_error != NULL)
+    return NULL;
+
+  if (self->calls->len >= MAX_TOOL_CALLS)
+    {
+      set_limit_error (self, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE,
+                                          _("The model called more than %u tools in one "
+                                            "reply, so the reply was stopped. Try again, or "
+                                            "choose another model."),
+                                          MAX_TOOL_CALLS));
+      return NULL;
+    }
+
+  call = g_new0 (PendingCall, 1);
+  call->id = (id != NULL && *id != '\0') ? g_utf8_make_valid (id, -1) : NULL;
   call->name = g_strdup ("");
   call->arguments = g_string_new (NULL);
   g_ptr_array_add (self->calls, call);
@@ -200,12 +299,53 @@ set_call_name (SkLlmStream *self,
     return;
 
   g_free (call->name);
-  call->name = g_strdup (name);
-  emit (self, SK_LLM_EVENT_TOOL_CALL, name);
+  call->name = g_utf8_make_valid (name, -1);
+  emit (self, SK_LLM_EVENT_TOOL_CALL, call->name);
+}
+
+/* Adds @text to the arguments of @call, or puts it in their place, unless
+ * the arguments of all the calls would grow beyond their limit.
+ */
+static void
+add_call_arguments (SkLlmStream *self,
+                    PendingCall *call,
+                    const char  *text,
+                    gboolean     replace)
+{
+  g_autofree char *copy = NULL;
+  gsize total = 0;
+
+  if (text == NULL || self->limit_error != NULL)
+    return;
+
+  text = valid_utf8 (text, &copy);
+  for (guint i = 0; i < self->calls->len; i++)
+    {
+      PendingCall *other = g_ptr_array_index (self->calls, i);
+
+      if (other != call || !replace)
+        total += other->arguments->len;
+    }
+
+  if (total + strlen (text) > MAX_ARGUMENTS_LENGTH)
+    {
+      set_limit_error (self, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE,
+                                          _("The arguments of the model’s tool calls grew "
+                                            "beyond %u MiB, so the reply was stopped. The "
+                                            "model may be repeating itself endlessly; try "
+                                            "again, or choose another model."),
+                                          (guint) (MAX_ARGUMENTS_LENGTH / MiB)));
+      return;
+    }
+
+  if (replace)
+    g_string_truncate (call->arguments, 0);
+  g_string_append (call->arguments, text);
 }
 
 static void
-set_call_arguments_node (PendingCall *call,
+set_call_arguments_node (SkLlmStream *self,
+                         PendingCall *call,
                          JsonNode    *arguments,
                          gboolean     append)
 {
@@ -213,17 +353,13 @@ set_call_arguments_node (PendingCall *call,
     return;
 
   if (JSON_NODE_HOLDS_VALUE (arguments) && json_node_get_value_type (arguments) == G_TYPE_STRING)
-    {
-      if (!append)
-        g_string_truncate (call->arguments, 0);
-      g_string_append (call->arguments, json_node_get_string (arguments));
-    }
+    add_call_arguments (self, call, json_node_get_string (arguments), !append);
   else
     {
       /* Native Ollama and some llama.cpp builds send the object itself. */
       g_autofree char *text = json_to_string (arguments, FALSE);
 
-      g_string_assign (call->arguments, text);
+      add_call_arguments (self, call, text, TRUE);
       call->arguments_replaced = TRUE;
     }
 }
@@ -329,6 +465,30 @@ parse_json (const char  *text,
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *valid = NULL;
+
+  /* json-glib recurses once a level: deep enough nesting would exhaust the
+   * stack and take the whole program with it.
+   */
+  if (!sk_json_check_depth (text, length, SK_JSON_MAX_DEPTH, NULL))
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   _("The server sent an event nested more than %u levels deep, so the "
+                     "reply was stopped. No language model server sends such events; "
+                     "check the server’s address in Preferences."),
+                   SK_JSON_MAX_DEPTH);
+      return NULL;
+    }
+
+  /* json-glib refuses a whole event for one byte that is not UTF-8; a
+   * character the server broke costs only itself (it becomes U+FFFD).
+   */
+  if (!g_utf8_validate_len (text, length, NULL))
+    {
+      valid = g_utf8_make_valid (text, length);
+      text = valid;
+      length = strlen (valid);
+    }
 
   if (!json_parser_load_from_data (parser, text, length, &local_error) ||
       json_parser_get_root (parser) == NULL)
@@ -390,9 +550,11 @@ openai_tool_call_delta (SkLlmStream *self,
 
   if (call == NULL)
     call = new_call (self, index, id);
+  if (call == NULL)
+    return;
 
   set_call_name (self, call, sk_json_get_string (function, "name"));
-  set_call_arguments_node (call, sk_json_get_member (function, "arguments"), TRUE);
+  set_call_arguments_node (self, call, sk_json_get_member (function, "arguments"), TRUE);
 }
 
 static gboolean
@@ -529,12 +691,14 @@ anthropic_event (SkLlmStream  *self,
           PendingCall *call = new_call (self, index, sk_json_get_string (block, "id"));
           JsonObject *input = sk_json_get_object (block, "input");
 
+          if (call == NULL)
+            return TRUE;
           set_call_name (self, call, sk_json_get_string (block, "name"));
           /* The start carries "input": {} and the real input follows as
            * JSON pieces; a non-empty object here is kept unless pieces come.
            */
           if (input != NULL && json_object_get_size (input) > 0)
-            set_call_arguments_node (call, sk_json_get_member (block, "input"), FALSE);
+            set_call_arguments_node (self, call, sk_json_get_member (block, "input"), FALSE);
         }
       else if (g_strcmp0 (block_type, "text") == 0)
         add_text (self, sk_json_get_string (block, "text"));
@@ -563,13 +727,8 @@ anthropic_event (SkLlmStream  *self,
                            ", which is not a tool call", index);
               return FALSE;
             }
-          if (call->arguments_replaced)
-            {
-              g_string_truncate (call->arguments, 0);
-              call->arguments_replaced = FALSE;
-            }
-          if (piece != NULL)
-            g_string_append (call->arguments, piece);
+          add_call_arguments (self, call, piece != NULL ? piece : "", call->arguments_replaced);
+          call->arguments_replaced = FALSE;
         }
     }
   else if (g_strcmp0 (type, "message_delta") == 0)
@@ -599,6 +758,7 @@ ollama_message (SkLlmStream  *self,
 {
   JsonObject *message = sk_json_get_object (object, "message");
   JsonArray *tool_calls = sk_json_get_array (message, "tool_calls");
+  gboolean done = FALSE;
   gint64 value;
 
   add_reasoning (self, sk_json_get_string (message, "thinking"));
@@ -616,11 +776,16 @@ ollama_message (SkLlmStream  *self,
 
       function = sk_json_get_object (json_node_get_object (item), "function");
       call = new_call (self, -1, sk_json_get_string (json_node_get_object (item), "id"));
+      if (call == NULL)
+        break;
       set_call_name (self, call, sk_json_get_string (function, "name"));
-      set_call_arguments_node (call, sk_json_get_member (function, "arguments"), FALSE);
+      set_call_arguments_node (self, call, sk_json_get_member (function, "arguments"), FALSE);
     }
 
-  if (json_object_has_member (object, "done") && json_object_get_boolean_member (object, "done"))
+  /* A "done" that is not a boolean (a broken or hostile server) reads as not
+   * done: the reply then fails as cut short unless a real end follows.
+   */
+  if (sk_json_get_boolean (object, "done", &done) && done)
     {
       self->done = TRUE;
       set_finish_reason (self, sk_json_get_string (object, "done_reason"));
@@ -667,6 +832,19 @@ ollama_line (SkLlmStream  *self,
     return stream_error (node, error);
 
   return ollama_message (self, json_node_get_object (node));
+}
+
+static gboolean
+line_too_long (SkLlmStream  *self,
+               GError      **error)
+{
+  set_limit_error (self, g_error_new (SK_LLM_ERROR, SK_LLM_ERROR_TOO_LARGE,
+                                      _("The server sent a single line or event longer than "
+                                        "%u MiB, so the reply was stopped. No language model "
+                                        "server sends such lines; check the server’s address "
+                                        "in Preferences."),
+                                      (guint) (self->max_line / MiB)));
+  return take_limit_error (self, error);
 }
 
 static gboolean
@@ -731,6 +909,9 @@ sse_line (SkLlmStream  *self,
 
   if (strcmp (field, "data") == 0)
     {
+      /* Data lines add up to one event until an empty line. */
+      if (self->data->len + value_length + 1 > self->max_line)
+        return line_too_long (self, error);
       if (self->have_data)
         g_string_append_c (self->data, '\n');
       g_string_append_len (self->data, value, value_length);
@@ -776,10 +957,14 @@ process_line (SkLlmStream  *self,
               gsize         length,
               GError      **error)
 {
-  if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
-    return ollama_line (self, line, length, error);
+  gboolean ok;
 
-  return sse_line (self, line, length, error);
+  if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
+    ok = ollama_line (self, line, length, error);
+  else
+    ok = sse_line (self, line, length, error);
+
+  return ok && take_limit_error (self, error);
 }
 
 static gboolean
@@ -826,12 +1011,8 @@ process_buffer (SkLlmStream  *self,
   g_byte_array_remove_range (self->buffer, 0, start);
   self->scan_from = i - start;
 
-  if (ok && self->buffer->len > MAX_LINE_LENGTH)
-    {
-      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                   "The server sent a line longer than %d MiB", MAX_LINE_LENGTH / (1024 * 1024));
-      return FALSE;
-    }
+  if (ok && self->buffer->len > self->max_line)
+    return line_too_long (self, error);
 
   return ok;
 }
@@ -841,7 +1022,9 @@ process_buffer (SkLlmStream  *self,
  * @data: the next bytes, cut anywhere
  *
  * Returns: %FALSE with %SK_LLM_ERROR_PROTOCOL for a line that cannot be
- *   understood, or %SK_LLM_ERROR_STREAM when the server reported an error
+ *   understood, %SK_LLM_ERROR_STREAM when the server reported an error, or
+ *   %SK_LLM_ERROR_TOO_LARGE when a line, the text or the tool calls grew
+ *   beyond their limits; after an error the stream takes nothing more
  */
 gboolean
 sk_llm_stream_feed (SkLlmStream  *self,
@@ -850,6 +1033,14 @@ sk_llm_stream_feed (SkLlmStream  *self,
                     GError      **error)
 {
   g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!take_limit_error (self, error))
+    return FALSE;
+
+  /* A line that never ends must not grow the buffer past the limit. */
+  if (self->buffer->len + length > self->max_line &&
+      memchr (data, '\n', length) == NULL && memchr (data, '\r', length) == NULL)
+    return line_too_long (self, error);
 
   g_byte_array_append (self->buffer, (const guint8 *) data, length);
   return process_buffer (self, FALSE, error);
@@ -870,7 +1061,7 @@ sk_llm_stream_finish (SkLlmStream  *self,
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
-  if (!process_buffer (self, TRUE, error))
+  if (!take_limit_error (self, error) || !process_buffer (self, TRUE, error))
     return FALSE;
 
   if (self->buffer->len > 0)
@@ -883,7 +1074,8 @@ sk_llm_stream_finish (SkLlmStream  *self,
         return FALSE;
     }
 
-  if (self->dialect != SK_LLM_PROVIDER_OLLAMA && !dispatch_event (self, error))
+  if (self->dialect != SK_LLM_PROVIDER_OLLAMA &&
+      !(dispatch_event (self, error) && take_limit_error (self, error)))
     return FALSE;
 
   if (!self->done)
@@ -941,8 +1133,10 @@ parse_openai_complete (SkLlmStream  *self,
 
       function = sk_json_get_object (json_node_get_object (item), "function");
       call = new_call (self, -1, sk_json_get_string (json_node_get_object (item), "id"));
+      if (call == NULL)
+        break;
       set_call_name (self, call, sk_json_get_string (function, "name"));
-      set_call_arguments_node (call, sk_json_get_member (function, "arguments"), FALSE);
+      set_call_arguments_node (self, call, sk_json_get_member (function, "arguments"), FALSE);
     }
 
   set_finish_reason (self, sk_json_get_string (choice, "finish_reason"));
@@ -981,8 +1175,10 @@ parse_anthropic_complete (SkLlmStream  *self,
         {
           PendingCall *call = new_call (self, -1, sk_json_get_string (block, "id"));
 
+          if (call == NULL)
+            break;
           set_call_name (self, call, sk_json_get_string (block, "name"));
-          set_call_arguments_node (call, sk_json_get_member (block, "input"), FALSE);
+          set_call_arguments_node (self, call, sk_json_get_member (block, "input"), FALSE);
         }
     }
 
@@ -1020,6 +1216,9 @@ sk_llm_stream_parse_complete (SkLlmStream  *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
+  /* The body was read whole under its own limit, and may be one long line. */
+  self->max_line = MAX (self->max_line, length);
+
   if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
     return sk_llm_stream_feed (self, body, length, error) && sk_llm_stream_finish (self, error);
 
@@ -1038,9 +1237,14 @@ sk_llm_stream_parse_complete (SkLlmStream  *self,
     return stream_error (node, error);
 
   if (self->dialect == SK_LLM_PROVIDER_ANTHROPIC)
-    return parse_anthropic_complete (self, node, error);
+    {
+      if (!parse_anthropic_complete (self, node, error))
+        return FALSE;
+    }
+  else if (!parse_openai_complete (self, node, error))
+    return FALSE;
 
-  return parse_openai_complete (self, node, error);
+  return take_limit_error (self, error);
 }
 
 /**

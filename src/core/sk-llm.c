@@ -8,6 +8,9 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
+#include "sk-json.h"
 #include "sk-llm.h"
 
 G_DEFINE_QUARK (sk-llm-error-quark, sk_llm_error)
@@ -132,6 +135,16 @@ sk_llm_tool_call_parse_arguments (const SkLlmToolCall  *call,
     ;
   if (*p == '\0')
     return json_object_new ();
+
+  /* The arguments are the model's text, pieced together from fragments. */
+  if (!sk_json_check_depth (call->arguments, -1, SK_JSON_MAX_DEPTH, NULL))
+    {
+      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
+                   _("The arguments of the call to “%s” are nested more than %u levels "
+                     "deep, which no tool takes."),
+                   call->name, SK_JSON_MAX_DEPTH);
+      return NULL;
+    }
 
   if (!json_parser_load_from_data (parser, call->arguments, -1, &local_error))
     {

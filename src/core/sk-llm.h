@@ -51,6 +51,8 @@ typedef enum
  * @SK_LLM_ERROR_PROTOCOL: the reply could not be understood
  * @SK_LLM_ERROR_INCOMPLETE: the reply ended before its end marker
  * @SK_LLM_ERROR_STREAM: the server reported an error in the middle of its reply
+ * @SK_LLM_ERROR_TOO_LARGE: the reply, one of its lines or events, or its tool
+ *   calls grew beyond what any real reply needs
  */
 typedef enum
 {
@@ -69,6 +71,7 @@ typedef enum
   SK_LLM_ERROR_PROTOCOL,
   SK_LLM_ERROR_INCOMPLETE,
   SK_LLM_ERROR_STREAM,
+  SK_LLM_ERROR_TOO_LARGE,
 } SkLlmError;
 
 typedef enum

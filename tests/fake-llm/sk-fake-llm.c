@@ -45,15 +45,15 @@ typedef struct
   GStrv     fragments;
   gint      index;      /* a tool call's index, or INDEX_POSITION, INDEX_OMITTED */
   gboolean  whole;      /* a tool call's arguments all in its first chunk */
-  guint     count;      /* generated */
+  guint     count;      /* generated; a repeated raw part's repeat */
   gsize     size;
   GStrv     split_inside;
   gint      delay_ms;   /* -1: the response's delay */
 } Part;
 
 /* A chunk of the stream, or a run of @count generated chunks, each made on
- * demand from @data, generated text and @suffix, so that a huge stream is
- * never held in memory whole.
+ * demand from @data, generated text and @suffix, or (with @size 0) @data
+ * sent @count times, so that a huge stream is never held in memory whole.
  */
 typedef struct
 {
@@ -593,6 +593,30 @@ emit_run (Out        *out,
   g_ptr_array_add (out->events, chunk);
 }
 
+/* Adds a raw part: a repeated one (without split_inside) as one run that
+ * sends the same bytes again and again, so that a stream of gigabytes costs
+ * the server one chunk.
+ */
+static void
+emit_raw (Out        *out,
+          const Part *part)
+{
+  Chunk *chunk;
+
+  if (part->count <= 1 || out->split_inside != NULL)
+    {
+      for (guint i = 0; i < MAX (part->count, 1); i++)
+        emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
+                                              g_bytes_get_size (part->raw)));
+      return;
+    }
+
+  chunk = chunk_new (g_bytes_ref (part->raw), take_delay (out));
+  chunk->count = part->count;
+  chunk->run_delay_ms = part->delay_ms >= 0 ? (guint) part->delay_ms : out->r->delay_ms;
+  g_ptr_array_add (out->events, chunk);
+}
+
 /* The bytes of chunk @index of @chunk (0 unless it is a run). A run's
  * chunk is made to measure, as it may be large.
  */
@@ -604,7 +628,7 @@ chunk_dup_bytes (const Chunk *chunk,
   const guint8 *prefix, *suffix;
   char *bytes;
 
-  if (chunk->count == 0)
+  if (chunk->count == 0 || chunk->size == 0)
     return g_bytes_ref (chunk->data);
 
   prefix = g_bytes_get_data (chunk->data, &prefix_size);
@@ -817,8 +841,7 @@ render_openai (Out *out)
           break;
 
         case PART_RAW:
-          emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
-                                                g_bytes_get_size (part->raw)));
+          emit_raw (out, part);
           break;
 
         case PART_TOOL_CALL:
@@ -982,8 +1005,7 @@ render_ollama (Out *out)
           break;
 
         case PART_RAW:
-          emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
-                                                g_bytes_get_size (part->raw)));
+          emit_raw (out, part);
           break;
 
         case PART_TOOL_CALL:
@@ -1092,8 +1114,7 @@ render_anthropic (Out *out)
         }
       if (part->kind == PART_RAW)
         {
-          emit_verbatim (out, g_string_new_len (g_bytes_get_data (part->raw, NULL),
-                                                g_bytes_get_size (part->raw)));
+          emit_raw (out, part);
           continue;
         }
       if (part->kind == PART_ERROR)
@@ -1678,9 +1699,18 @@ parse_part (JsonObject  *object,
   static const char * const tool_allowed[] = { "id", "name", "arguments", "index", "whole", NULL };
   static const char * const generated_allowed[] = { "count", "size", NULL };
   gint64 repeat = json_object_get_int_member_with_default (object, "repeat", 1);
+  guint raw_repeat = 1;
 
   if (!check_members (object, allowed, "part", error))
     return FALSE;
+
+  /* A repeated raw part stays one part, sent lazily as a run. */
+  if ((json_object_has_member (object, "raw") || json_object_has_member (object, "raw_base64")) &&
+      !json_object_has_member (object, "split_inside"))
+    {
+      raw_repeat = CLAMP (repeat, 0, G_MAXUINT);
+      repeat = raw_repeat > 0 ? 1 : 0;
+    }
 
   for (gint64 n = 0; n < repeat; n++)
     {
@@ -1764,6 +1794,7 @@ parse_part (JsonObject  *object,
 
               part->raw = g_bytes_new (raw, strlen (raw));
             }
+          part->count = raw_repeat;
           /* A zero-length chunk would end the chunked body. */
           if (g_bytes_get_size (part->raw) == 0)
             {
