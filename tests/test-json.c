@@ -486,6 +486,39 @@ test_util_compare_strings (void)
   g_assert_true (g_strv_equal ((const char * const *) sorted, SK_TEST_STRV ("a", "b", "c")));
 }
 
+/* Bookkeeping is read back only from regular files: a link planted in its
+ * place is not followed and a FIFO does not block the reader. */
+static void
+test_read_not_followed (void)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *secret = g_build_filename (folder, "secret.json", NULL);
+  g_autofree char *link = g_build_filename (folder, "record.json", NULL);
+  g_autofree char *fifo = g_build_filename (folder, "result.json", NULL);
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sk_test_write_text (folder, "secret.json", "{\"key\": \"sk-secret\"}");
+  g_assert_cmpint (symlink (secret, link), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  object = sk_json_read_object (link, &error);
+  g_assert_null (object);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  object = sk_json_read_object (fifo, &error);
+  g_assert_null (object);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_clear_error (&error);
+
+  object = sk_json_read_object (secret, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sk_json_get_string (object, "key"), ==, "sk-secret");
+
+  sk_test_remove_tree (folder);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -497,6 +530,7 @@ main (int   argc,
   g_test_add_func ("/json/getters/missing", test_getters_missing);
   g_test_add_func ("/json/getters/null-object", test_getters_null_object);
   g_test_add_func ("/json/to-data", test_to_data);
+  g_test_add_func ("/json/read/not-followed", test_read_not_followed);
   g_test_add_data_func ("/json/write-atomic/replace-durable", GINT_TO_POINTER (TRUE), test_write_atomic);
   g_test_add_data_func ("/json/write-atomic/replace", GINT_TO_POINTER (FALSE), test_write_atomic);
   g_test_add_func ("/json/write-atomic/error", test_write_atomic_error);

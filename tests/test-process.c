@@ -528,10 +528,74 @@ test_dropped (void)
   sk_test_remove_tree (folder);
 }
 
+/* The helper that test_parent_death() kills: it spawns `sleep 1000`
+ * through SkProcess, writes the sleep's number into @pid_path and waits.
+ */
+static int
+spawn_and_wait (const char *pid_path)
+{
+  g_autoptr(SkProcess) process = sk_process_new ();
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GError) error = NULL;
+  const char *pid;
+
+  if (!sk_process_spawn (process, SK_TEST_STRV ("sleep", "1000"), &error) ||
+      (pid = g_subprocess_get_identifier (sk_process_get_subprocess (process))) == NULL ||
+      !g_file_set_contents (pid_path, pid, -1, &error))
+    return 1;
+
+  g_main_loop_run (loop);
+  return 0;
+}
+
+/* A process outlives nothing: when the program that spawned it is killed,
+ * without a chance to clean up, the process is killed too.
+ */
+static void
+test_parent_death (void)
+{
+#ifdef __linux__
+  g_autofree char *folder = sk_test_make_tmp_dir ("process-parent-death");
+  g_autofree char *pid_path = g_build_filename (folder, "pid", NULL);
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", NULL);
+  g_autoptr(GSubprocess) helper = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gboolean gone;
+  pid_t pid;
+
+  g_assert_nonnull (self_path);
+  helper = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error,
+                             self_path, "--spawn-and-wait", pid_path, NULL);
+  g_assert_no_error (error);
+
+  SK_TEST_WAIT_UNTIL (g_file_test (pid_path, G_FILE_TEST_EXISTS), 30 * 1000);
+  text = sk_test_read_text (folder, "pid");
+  pid = parse_pid (text);
+  g_assert_false (sk_test_process_gone (pid));
+
+  g_subprocess_force_exit (helper);
+  g_assert_true (g_subprocess_wait (helper, NULL, &error));
+  g_assert_no_error (error);
+
+  gone = sk_test_process_gone (pid);
+  if (!gone)
+    kill (pid, SIGKILL);
+  g_assert_true (gone);
+
+  sk_test_remove_tree (folder);
+#else
+  g_test_skip ("Only Linux kills a process when its parent dies");
+#endif
+}
+
 int
 main (int   argc,
       char *argv[])
 {
+  if (argc == 3 && g_str_equal (argv[1], "--spawn-and-wait"))
+    return spawn_and_wait (argv[2]);
+
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/process/capture", test_capture);
@@ -550,6 +614,7 @@ main (int   argc,
   g_test_add_func ("/process/cancel", test_cancel);
   g_test_add_func ("/process/wait-again", test_wait_again);
   g_test_add_func ("/process/dropped", test_dropped);
+  g_test_add_func ("/process/parent-death", test_parent_death);
 
   return g_test_run ();
 }

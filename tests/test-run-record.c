@@ -8,7 +8,10 @@
 
 #define G_LOG_DOMAIN "test-run-record"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -85,6 +88,16 @@ computed_cb (GObject      *object,
 
   *fingerprints = sk_fingerprints_compute_finish (result, &error);
   g_assert_no_error (error);
+}
+
+static void
+fingerprints_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
 }
 
 /* A fingerprint follows the script, the task text, the input files and,
@@ -182,9 +195,14 @@ test_record (void)
   g_assert_nonnull (sk_json_get_object (record, "output_keys"));
   g_assert_null (sk_json_get_string (record, "error"));
 
-  /* Without its pickle, a success is of no use to successors. */
+  /* Without its pickle, a success is of no use to successors; a pickle
+   * written after the record is not the one the record vouches for. */
   g_assert_false (sk_run_record_is_usable (record, folder, "load", "abc"));
   sk_test_write_text (wf->folder, "load/load.pkl", "pickle");
+  g_assert_false (sk_run_record_is_usable (record, folder, "load", "abc"));
+  g_assert_true (sk_run_record_write (folder, node, &fields, &error));
+  g_clear_pointer (&record, json_object_unref);
+  record = sk_run_record_read (folder, "load");
   g_assert_true (sk_run_record_is_usable (record, folder, "load", "abc"));
   g_assert_true (sk_run_record_is_usable (record, folder, "load", NULL));
   g_assert_false (sk_run_record_is_usable (record, folder, "load", "abd"));
@@ -237,7 +255,7 @@ test_changed_files (void)
 
   snapshot = sk_run_record_snapshot_folder (folder);
   g_assert_true (g_hash_table_contains (snapshot, "old.txt"));
-  g_assert_null (sk_run_record_read_summary (folder, "load", snapshot));
+  g_assert_null (sk_run_record_read_summary (folder, "load", snapshot, NULL));
 
   sk_test_write_text (wf->folder, "load/load.pkl", "pickle");
   sk_test_write_text (wf->folder, "load/input.csv", "1,2\n");
@@ -251,8 +269,92 @@ test_changed_files (void)
   g_assert_cmpstrv (files, SK_TEST_STRV ("b.txt", "out/rows.csv"));
 
   sk_test_write_text (wf->folder, "load/load_summary.txt", "Loaded three rows, as asked.\n\n");
-  summary = sk_run_record_read_summary (folder, "load", snapshot);
+  summary = sk_run_record_read_summary (folder, "load", snapshot, NULL);
   g_assert_cmpstr (summary, ==, "Loaded three rows, as asked.");
+}
+
+/* Inputs that are not regular files are not read, which would never end:
+ * the fingerprint says so and names the file.
+ */
+static void
+test_not_regular (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  SkNode *load = workflow_add (wf, "n1", "load", NULL);
+  SkNode *zero = workflow_add (wf, "n2", "zero", NULL);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+  g_autoptr(SkFingerprints) fingerprints = NULL;
+  g_autofree char *fifo = g_build_filename (wf->folder, "load", "pipe", NULL);
+  g_autofree char *link = g_build_filename (wf->folder, "zero", "zero", NULL);
+
+  sk_node_set_input_files (load, SK_TEST_STRV ("pipe"));
+  sk_node_set_input_files (zero, SK_TEST_STRV ("zero"));
+  sk_test_write_text (wf->folder, "load/load.py", "print('load')\n");
+  sk_test_write_text (wf->folder, "zero/zero.py", "print('zero')\n");
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", link), ==, 0);
+
+  g_ptr_array_add (order, load);
+  g_ptr_array_add (order, zero);
+  fingerprints = sk_fingerprints_new (wf->project, order, NULL);
+  sk_fingerprints_compute (fingerprints);
+
+  g_assert_nonnull (sk_fingerprints_get (fingerprints, 0));
+  sk_test_assert_contains (sk_fingerprints_get_problem (fingerprints, 0), "“pipe”");
+  sk_test_assert_contains (sk_fingerprints_get_problem (fingerprints, 1), "“zero”");
+}
+
+static gboolean
+cancel_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Hashing large inputs stops soon after the run is stopped. */
+static void
+test_cancel_large (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  SkNode *load = workflow_add (wf, "n1", "load", NULL);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(SkFingerprints) fingerprints = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *names[] = { "a.bin", "b.bin", "c.bin", "d.bin", NULL };
+  GAsyncResult *result = NULL;
+  gint64 start;
+  double elapsed;
+
+  /* Sparse files just under the size beyond which files are not read:
+   * reading all four takes many seconds.
+   */
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (wf->folder, "load", names[i], NULL);
+      int fd;
+
+      sk_test_write_text (wf->folder, "load/load.py", "print('load')\n");
+      fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (ftruncate (fd, (G_GINT64_CONSTANT (1) << 30) - 4096), ==, 0);
+      close (fd);
+    }
+  sk_node_set_input_files (load, names);
+
+  g_ptr_array_add (order, load);
+  start = g_get_monotonic_time ();
+  g_timeout_add (100, cancel_cb, cancellable);
+  sk_fingerprints_compute_async (sk_fingerprints_new (wf->project, order, NULL),
+                                 cancellable, fingerprints_cb, &result);
+  SK_TEST_WAIT_UNTIL (result != NULL, 120 * 1000);
+  elapsed = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
+
+  fingerprints = sk_fingerprints_compute_finish (result, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (fingerprints);
+  g_assert_cmpfloat (elapsed, <, 3);
+  g_object_unref (result);
 }
 
 int
@@ -264,6 +366,8 @@ main (int   argc,
   g_test_add_func ("/run-record/fingerprint", test_fingerprint);
   g_test_add_func ("/run-record/record", test_record);
   g_test_add_func ("/run-record/changed-files", test_changed_files);
+  g_test_add_func ("/run-record/not-regular", test_not_regular);
+  g_test_add_func ("/run-record/cancel-large", test_cancel_large);
 
   return g_test_run ();
 }

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -1435,6 +1436,250 @@ test_cycle (void)
   g_assert_false (sk_test_exists (wf->folder, "runs.log"));
 }
 
+/* A pickle that is not the one the step's record vouches for, cut short or
+ * changed since, means the step runs again.
+ */
+static void
+test_truncated_pickle (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *pickle = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+  char *runs;
+
+  workflow_add (wf, "1", "a", NULL);
+  workflow_add (wf, "2", "b", "1");
+  workflow_save (wf);
+  write_script (wf, "a", NULL, NULL);
+  write_script (wf, "b", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 2, 0, 0, 0, 0);
+  g_free (sk_test_take_runs (wf->folder));
+
+  /* Cut short, as by a full disk or a run killed while it saved. */
+  pickle = workflow_path (wf, "a/a.pkl");
+  g_assert_true (g_file_get_contents (pickle, &contents, &length, NULL));
+  g_assert_cmpuint (length, >, 4);
+  g_assert_true (g_file_set_contents (pickle, contents, length / 2, NULL));
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 1, 0);
+  runs = sk_test_take_runs (wf->folder);
+  g_assert_cmpstr (runs, ==, "a");
+  g_free (runs);
+
+  /* Changed, at the same size. */
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (pickle, &contents, &length, NULL));
+  contents[length - 2] ^= 1;
+  g_assert_true (g_file_set_contents (pickle, contents, length, NULL));
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 1, 0);
+  runs = sk_test_take_runs (wf->folder);
+  g_assert_cmpstr (runs, ==, "a");
+  g_free (runs);
+
+  /* Untouched, it is up to date. */
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 0, 0, 2, 0);
+}
+
+/* While a step runs, no record vouches for the outputs it is replacing:
+ * the step notes whether it sees one.
+ */
+#define NOTE_RECORD \
+  "    note(\"record.log\", str(os.path.exists(os.path.join(FOLDER, \".skele\", " \
+  "\"record.json\"))))\n" \
+  DEFAULT_COMPUTE
+
+static void
+test_record_withdrawn (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *log = NULL;
+  g_autofree char *record = NULL;
+
+  workflow_add (wf, "1", "a", NULL);
+  workflow_save (wf);
+  write_script (wf, "a", NULL, NOTE_RECORD);
+  record = workflow_path (wf, "a/.skele/record.json");
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
+
+  sk_runner_set_force (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
+
+  sk_runner_set_in_memory (runner, TRUE);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
+
+  log = sk_test_read_text (wf->folder, "record.log");
+  g_assert_cmpstr (log, ==, "False\nFalse\nFalse\n");
+}
+
+/* A record that cannot be written is the step's failure. */
+static void
+test_record_unwritable (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *runs = NULL;
+  const char *error;
+
+  workflow_add (wf, "1", "a", NULL);
+  workflow_add (wf, "2", "b", NULL);
+  workflow_save (wf);
+
+  /* The step puts a folder where its record goes, while it runs. */
+  write_script (wf, "a", NULL,
+                "    os.makedirs(os.path.join(FOLDER, \".skele\", \"record.json\", \"x\"))\n"
+                DEFAULT_COMPUTE);
+  write_script (wf, "b", NULL, NULL);
+
+  /* One that was there before the run cannot be withdrawn: the step does
+   * not run. */
+  sk_test_write_text (wf->folder, "b/.skele/record.json/x", "");
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
+  g_assert_cmpint (state_of (wf, "a"), ==, SK_NODE_STATE_FAILED);
+  error = sk_node_get_error_text (node (wf, "a"));
+  sk_test_assert_contains (error, "The step ran, but its result could not be recorded");
+  error = sk_node_get_error_text (node (wf, "b"));
+  sk_test_assert_contains (error, "The step was not run");
+  sk_test_assert_contains (error, "record.json");
+  runs = sk_test_take_runs (wf->folder);
+  g_assert_cmpstr (runs, ==, "a");
+}
+
+/* An input that is not a regular file would be read for ever: the step
+ * fails at once, and says which file.
+ */
+static void
+test_input_not_regular (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *fifo = NULL;
+  g_autofree char *zero = NULL;
+  g_autofree char *runs = NULL;
+
+  sk_node_set_input_files (workflow_add (wf, "1", "a", NULL), SK_TEST_STRV ("pipe"));
+  sk_node_set_input_files (workflow_add (wf, "2", "b", NULL), SK_TEST_STRV ("zero"));
+  workflow_save (wf);
+  write_script (wf, "a", NULL, NULL);
+  write_script (wf, "b", NULL, NULL);
+
+  fifo = workflow_path (wf, "a/pipe");
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  zero = workflow_path (wf, "b/zero");
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+
+  /* The workflow's validation may refuse the run, or the steps fail on
+   * their fingerprints; either way the run ends and names the file.
+   */
+  if (!run_workflow (runner, wf, NULL, &outcome))
+    {
+      g_assert_nonnull (outcome.error);
+      sk_test_assert_contains (outcome.error->message, "“pipe”");
+    }
+  else
+    {
+      assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
+      sk_test_assert_contains (sk_node_get_error_text (node (wf, "a")),
+                               "“pipe” is not a regular file");
+      sk_test_assert_contains (sk_node_get_error_text (node (wf, "b")),
+                               "“zero” is not a regular file");
+    }
+  runs = sk_test_take_runs (wf->folder);
+  g_assert_cmpstr (runs, ==, "");
+}
+
+/* The runner never follows a link out of a step's folder: a log that is a
+ * link is replaced, a summary that is a link is refused and fails the step,
+ * and so does a bookkeeping folder that is a link.
+ */
+static void
+test_links (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *outside = sk_test_make_tmp_dir ("runner-outside");
+  g_autofree char *secret = g_build_filename (outside, "secret.txt", NULL);
+  g_autofree char *target = g_build_filename (outside, "target.txt", NULL);
+  g_autofree char *link = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *summary = NULL;
+  g_autoptr(GDir) dir = NULL;
+  guint count = 0;
+
+  workflow_add (wf, "1", "logs", NULL);
+  workflow_add (wf, "2", "summary", NULL);
+  workflow_add (wf, "3", "bookkeeping", NULL);
+  workflow_save (wf);
+  write_script (wf, "logs", NULL, "    print(\"printed\")\n" DEFAULT_COMPUTE);
+  summary = g_strdup_printf ("    os.unlink(os.path.join(FOLDER, KEY + \"_summary.txt\"))\n"
+                             "    os.symlink(\"%s\", os.path.join(FOLDER, KEY + \"_summary.txt\"))\n"
+                             "    state[\"output\"] = {\"task_status\": \"success\"}",
+                             secret);
+  write_script (wf, "summary", NULL, summary);
+  write_script (wf, "bookkeeping", NULL, NULL);
+
+  sk_test_write_text (outside, "secret.txt", "the secret\n");
+  sk_test_write_text (outside, "target.txt", "keep me\n");
+  sk_test_write_text (wf->folder, "logs/.skele/keep", "");
+  link = workflow_path (wf, "logs/.skele/stdout.log");
+  g_assert_cmpint (symlink (target, link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = workflow_path (wf, "bookkeeping/.skele");
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 2, 0, 0, 0);
+
+  /* The log link was replaced by the log. */
+  text = sk_test_read_text (outside, "target.txt");
+  g_assert_cmpstr (text, ==, "keep me\n");
+  g_clear_pointer (&text, g_free);
+  g_assert_false (g_file_test (workflow_path (wf, "logs/.skele/stdout.log"),
+                               G_FILE_TEST_IS_SYMLINK));
+  text = sk_test_read_text (wf->folder, "logs/.skele/stdout.log");
+  g_assert_cmpstr (text, ==, "printed\n");
+  g_clear_pointer (&text, g_free);
+
+  /* The summary was not read. */
+  g_assert_cmpint (state_of (wf, "summary"), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "summary")), "is a link");
+  g_assert_null (strstr (sk_node_get_output_text (node (wf, "summary")), "secret"));
+  text = sk_test_read_text (outside, "secret.txt");
+  g_assert_cmpstr (text, ==, "the secret\n");
+
+  /* Nothing was written through the bookkeeping link. */
+  g_assert_cmpint (state_of (wf, "bookkeeping"), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "bookkeeping")), "is a link");
+  dir = g_dir_open (outside, 0, NULL);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  g_assert_cmpuint (count, ==, 2);
+
+  sk_test_remove_tree (outside);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1477,6 +1722,11 @@ main (int   argc,
   g_test_add_func ("/runner/stdin", test_stdin);
   g_test_add_func ("/runner/detached-process", test_detached_process);
   g_test_add_func ("/runner/cycle", test_cycle);
+  g_test_add_func ("/runner/record/truncated-pickle", test_truncated_pickle);
+  g_test_add_func ("/runner/record/withdrawn", test_record_withdrawn);
+  g_test_add_func ("/runner/record/unwritable", test_record_unwritable);
+  g_test_add_func ("/runner/input-not-regular", test_input_not_regular);
+  g_test_add_func ("/runner/links", test_links);
 
   status = g_test_run ();
   g_free (python_path);

@@ -283,7 +283,9 @@ spec_to_string (SkHarnessSpec *self)
 }
 
 /* The logs and the report go into the bookkeeping folder; a report left by
- * an earlier run must not pass for this one's.
+ * an earlier run must not pass for this one's. The logs are removed rather
+ * than truncated, so that a link left in their place is replaced and the
+ * file it points to is not touched.
  */
 static void
 prepare_bookkeeping (SkHarnessSpec *self)
@@ -292,6 +294,8 @@ prepare_bookkeeping (SkHarnessSpec *self)
 
   g_mkdir_with_parents (folder, 0755);
   g_unlink (self->report_path);
+  g_unlink (self->stdout_path);
+  g_unlink (self->stderr_path);
 }
 
 /* Isolated mode ---------------------------------------------------------- */

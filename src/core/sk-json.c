@@ -9,7 +9,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
 #include <gio/gio.h>
@@ -398,6 +401,67 @@ sk_json_replace_lone_surrogates (const char *data,
   return g_string_free (text, FALSE);
 }
 
+/* JSON files the program reads back are its own bookkeeping; one larger
+ * than this was not written by it. */
+#define MAX_READ_SIZE (64 * 1024 * 1024)
+
+/* Reads @path without following a link in its place and only when it is a
+ * regular file of a sane size, so that a planted link or a FIFO can neither
+ * leak another file nor block the reader. */
+static char *
+read_regular_file (const char  *path,
+                   gsize       *length,
+                   GError     **error)
+{
+  g_autofree char *data = NULL;
+  struct stat st;
+  gsize done = 0;
+  int saved_errno;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   _("Could not read %s: %s"), path, g_strerror (saved_errno));
+      return NULL;
+    }
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_READ_SIZE)
+    {
+      close (fd);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   _("Could not read %s: it is not a regular file of at most 64 MiB"), path);
+      return NULL;
+    }
+
+  data = g_malloc (st.st_size + 1);
+  while (done < (gsize) st.st_size)
+    {
+      gssize n = read (fd, data + done, st.st_size - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved_errno = errno;
+          close (fd);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       _("Could not read %s: %s"), path, g_strerror (saved_errno));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      done += n;
+    }
+  close (fd);
+
+  data[done] = '\0';
+  *length = done;
+  return g_steal_pointer (&data);
+}
+
 /**
  * sk_json_read_object:
  * @path: the path of a JSON file
@@ -422,7 +486,7 @@ sk_json_read_object (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!g_file_get_contents (path, &data, &length, error))
+  if ((data = read_regular_file (path, &length, error)) == NULL)
     return NULL;
 
   if (!sk_json_check_depth (data, length, SK_JSON_MAX_DEPTH, error))
@@ -498,6 +562,7 @@ sk_json_write_atomic (const char  *path,
   g_autofree char *data = NULL;
   g_autofree char *text = NULL;
   g_autofree char *temporary = NULL;
+  int fd;
   gsize length = 0;
   int saved_errno;
 
@@ -529,17 +594,43 @@ sk_json_write_atomic (const char  *path,
                                      0644, error);
 
   /* GLib flushes a consistent write over an existing file; renaming a file
-   * written without flags keeps it whole without waiting for the disk. */
-  temporary = g_strconcat (path, ".tmp", NULL);
-  if (!g_file_set_contents_full (temporary, text, length, G_FILE_SET_CONTENTS_NONE, 0644, error))
-    return FALSE;
+   * written without flags keeps it whole without waiting for the disk. The
+   * temporary is made new (mkstemp's O_EXCL), so a link planted in its place
+   * is never followed. */
+  temporary = g_strconcat (path, ".XXXXXX", NULL);
+  fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   _("Could not write %s: %s"), path, g_strerror (saved_errno));
+      return FALSE;
+    }
 
-  if (g_rename (temporary, path) != 0)
+  for (gsize done = 0; done < length; )
+    {
+      gssize n = write (fd, text + done, length - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          saved_errno = n < 0 ? errno : ENOSPC;
+          close (fd);
+          g_unlink (temporary);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       _("Could not write %s: %s"), path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      done += n;
+    }
+
+  if (close (fd) != 0 || g_rename (temporary, path) != 0)
     {
       saved_errno = errno;
       g_unlink (temporary);
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "Could not replace %s: %s", path, g_strerror (saved_errno));
+                   _("Could not replace %s: %s"), path, g_strerror (saved_errno));
       return FALSE;
     }
 

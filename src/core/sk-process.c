@@ -14,6 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __linux__
+# include <sys/prctl.h>
+#endif
+
 #include <glib/gstdio.h>
 #include <glib-unix.h>
 
@@ -159,19 +163,39 @@ sk_process_init (SkProcess *self)
 
 /* Process groups ---------------------------------------------------------- */
 
+/* What the child's setup needs, filled in before the fork. */
+typedef struct
+{
+  int   pid_fd;
+  pid_t parent;
+} ChildSetup;
+
 /* Runs in the child between fork and exec, where only async-signal-safe
  * calls are allowed. The child tells its number through a pipe: the
  * subprocess's identifier is gone as soon as it is reaped, which a quick
  * process may be before sk_process_spawn() returns.
+ *
+ * On Linux the child is killed when this program dies, however it dies, so
+ * that a step does not run on past its time limit unwatched. The death
+ * signal is tied to the thread that forked; spawns happen on the main
+ * context's thread, which lives as long as the program. A parent that died
+ * before the request was made is noticed by the child's new parent.
  */
 static void
 child_setup (gpointer user_data)
 {
-  int fd = GPOINTER_TO_INT (user_data);
+  const ChildSetup *setup = user_data;
   pid_t pid = getpid ();
 
   setpgid (0, 0);
-  if (write (fd, &pid, sizeof pid) < 0)
+
+#ifdef __linux__
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != setup->parent)
+    kill (pid, SIGKILL);
+#endif
+
+  if (write (setup->pid_fd, &pid, sizeof pid) < 0)
     {
       /* The parent falls back on the identifier. */
     }
@@ -322,7 +346,7 @@ sk_process_set_merge_stderr (SkProcess *self,
  * sk_process_set_log_file:
  * @output: which output
  * @path: (nullable): the file to copy it into, replaced at spawn time, or
- *   %NULL for none
+ *   %NULL for none; a link there is not followed, and no log is written
  * @limit: how many bytes of it the file keeps
  *
  * Output beyond @limit is not written; the file ends with a note that it
@@ -642,6 +666,7 @@ sk_process_spawn (SkProcess           *self,
                   GError             **error)
 {
   GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE;
+  ChildSetup setup;
   double milliseconds;
   int pid_pipe[2];
   int high_fd;
@@ -667,8 +692,12 @@ sk_process_spawn (SkProcess           *self,
       close (pid_pipe[1]);
       pid_pipe[1] = high_fd;
     }
-  g_subprocess_launcher_set_child_setup (self->launcher, child_setup,
-                                         GINT_TO_POINTER (pid_pipe[1]), NULL);
+  /* The child gets its own copy of @setup, which stays valid on this
+   * stack until the spawn returns.
+   */
+  setup.pid_fd = pid_pipe[1];
+  setup.parent = getpid ();
+  g_subprocess_launcher_set_child_setup (self->launcher, child_setup, &setup, NULL);
 
   /* The spawn returns once the child has run its setup and exec'd. */
   self->subprocess = g_subprocess_launcher_spawnv (self->launcher, argv, error);
@@ -707,7 +736,8 @@ sk_process_spawn (SkProcess           *self,
       output->tail = g_malloc (self->tail_size);
       output->buffer = g_malloc (READ_CHUNK);
       if (output->log_path != NULL)
-        output->log_fd = g_open (output->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        output->log_fd = g_open (output->log_path,
+                                 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
       start_read (self, output);
     }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
 #include "sk-json.h"
@@ -28,6 +29,20 @@
 
 #define SUMMARY_LIMIT (64 * 1024)
 #define READ_CHUNK (64 * 1024)
+
+/* Files larger than this are known by their size, time and inode alone:
+ * reading them whole at every run would cost more than it tells.
+ */
+#define HASH_LIMIT (G_GINT64_CONSTANT (1) << 30)
+
+/* What hash_file() found at a path. */
+typedef enum
+{
+  FILE_HASHED,
+  FILE_MISSING,
+  FILE_NOT_REGULAR,
+  FILE_CANCELLED,
+} FileState;
 
 /* Fingerprints ----------------------------------------------------------- */
 
@@ -65,25 +80,51 @@ file_hash_free (gpointer data)
   g_free (file_hash);
 }
 
+/* Hashes the regular file at @path, following links, so that an input
+ * may live anywhere; what is not a regular file, such as a FIFO or a
+ * device, would never end and is not read at all. The file is opened
+ * without blocking, which a FIFO without a writer would otherwise do.
+ */
 static char *
-hash_file (const char *path)
+hash_file (const char   *path,
+           GCancellable *cancellable,
+           FileState    *state)
 {
   g_autoptr(GChecksum) checksum = NULL;
   guchar buffer[READ_CHUNK];
   FileHash *cached;
   GStatBuf st;
+  gint64 total = 0;
   ssize_t n;
   int fd;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  *state = FILE_MISSING;
+
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   if (fd < 0)
-    return NULL;
+    {
+      GStatBuf lst;
+
+      /* Opening a socket fails, but it is there all the same. */
+      if (g_stat (path, &lst) == 0 && !S_ISREG (lst.st_mode))
+        *state = FILE_NOT_REGULAR;
+      return NULL;
+    }
 
   if (fstat (fd, &st) != 0)
     {
       close (fd);
       return NULL;
     }
+
+  if (!S_ISREG (st.st_mode))
+    {
+      close (fd);
+      *state = FILE_NOT_REGULAR;
+      return NULL;
+    }
+
+  *state = FILE_HASHED;
 
   G_LOCK (file_hashes);
   if (file_hashes == NULL)
@@ -104,17 +145,39 @@ hash_file (const char *path)
   G_UNLOCK (file_hashes);
 
   checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  while ((n = read (fd, buffer, sizeof buffer)) != 0)
+  if (st.st_size > HASH_LIMIT)
     {
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          close (fd);
-          return NULL;
-        }
+      g_autofree char *stamp = g_strdup_printf ("large:%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT
+                                                ":%ld:%" G_GUINT64_FORMAT,
+                                                (gint64) st.st_size, (gint64) st.st_mtime,
+                                                (long) st.st_mtim.tv_nsec, (guint64) st.st_ino);
 
-      g_checksum_update (checksum, buffer, n);
+      g_checksum_update (checksum, (const guchar *) stamp, strlen (stamp));
+    }
+  else
+    {
+      /* Bounded, in case the file grows while it is read. */
+      while (total < HASH_LIMIT && (n = read (fd, buffer, sizeof buffer)) != 0)
+        {
+          if (n < 0)
+            {
+              if (errno == EINTR)
+                continue;
+              close (fd);
+              *state = FILE_MISSING;
+              return NULL;
+            }
+
+          if (g_cancellable_is_cancelled (cancellable))
+            {
+              close (fd);
+              *state = FILE_CANCELLED;
+              return NULL;
+            }
+
+          g_checksum_update (checksum, buffer, n);
+          total += n;
+        }
     }
   close (fd);
 
@@ -142,6 +205,7 @@ typedef struct
   GStrv   input_paths;
   GArray *priors;
   char   *fingerprint;
+  char   *problem;
 } FingerprintJob;
 
 struct _SkFingerprints
@@ -162,6 +226,7 @@ fingerprint_job_free (gpointer data)
   g_strfreev (job->input_paths);
   g_array_unref (job->priors);
   g_free (job->fingerprint);
+  g_free (job->problem);
   g_free (job);
 }
 
@@ -252,38 +317,48 @@ sk_fingerprints_free (SkFingerprints *self)
   g_free (self);
 }
 
-/**
- * sk_fingerprints_compute:
- * @self: fingerprints from sk_fingerprints_new()
- *
- * Reads the scripts and input files and computes each fingerprint. It may
- * run in any thread.
+/* Returns %FALSE when @cancellable stopped the computation, which leaves
+ * the fingerprints unset.
  */
-void
-sk_fingerprints_compute (SkFingerprints *self)
+static gboolean
+compute (SkFingerprints *self,
+         GCancellable   *cancellable)
 {
-  g_return_if_fail (self != NULL);
-
   for (guint i = 0; i < self->jobs->len; i++)
     {
       FingerprintJob *job = g_ptr_array_index (self->jobs, i);
       g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
       g_autofree char *script_hash = NULL;
+      FileState state = FILE_MISSING;
 
       checksum_string (checksum, "version", "skele-fingerprint-1");
       checksum_string (checksum, "python", self->python != NULL ? self->python : "");
 
       if (job->script_path != NULL)
-        script_hash = hash_file (job->script_path);
+        script_hash = hash_file (job->script_path, cancellable, &state);
+      if (state == FILE_CANCELLED)
+        return FALSE;
       checksum_string (checksum, "script", script_hash != NULL ? script_hash : "missing");
       checksum_string (checksum, "text", job->input_text);
 
+      g_clear_pointer (&job->problem, g_free);
       for (guint j = 0; job->input_paths[j] != NULL; j++)
         {
-          g_autofree char *hash = hash_file (job->input_paths[j]);
+          g_autofree char *hash = hash_file (job->input_paths[j], cancellable, &state);
+
+          if (state == FILE_CANCELLED)
+            return FALSE;
+
+          if (state == FILE_NOT_REGULAR && job->problem == NULL)
+            job->problem = g_strdup_printf (_("The input file “%s” is not a regular file, such as "
+                                              "a pipe or a device, which cannot be read to the "
+                                              "end. List only regular files as inputs."),
+                                            job->input_names[j]);
 
           checksum_string (checksum, "file", job->input_names[j]);
-          checksum_string (checksum, "hash", hash != NULL ? hash : "missing");
+          checksum_string (checksum, "hash",
+                           hash != NULL ? hash
+                           : state == FILE_NOT_REGULAR ? "not a regular file" : "missing");
         }
 
       for (guint j = 0; j < job->priors->len; j++)
@@ -298,6 +373,23 @@ sk_fingerprints_compute (SkFingerprints *self)
       g_free (job->fingerprint);
       job->fingerprint = g_strdup (g_checksum_get_string (checksum));
     }
+
+  return TRUE;
+}
+
+/**
+ * sk_fingerprints_compute:
+ * @self: fingerprints from sk_fingerprints_new()
+ *
+ * Reads the scripts and input files and computes each fingerprint. It may
+ * run in any thread.
+ */
+void
+sk_fingerprints_compute (SkFingerprints *self)
+{
+  g_return_if_fail (self != NULL);
+
+  compute (self, NULL);
 }
 
 static void
@@ -308,7 +400,14 @@ compute_thread (GTask        *task,
 {
   SkFingerprints *self = task_data;
 
-  sk_fingerprints_compute (self);
+  if (!compute (self, cancellable))
+    {
+      sk_fingerprints_free (self);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The run was stopped."));
+      return;
+    }
+
   g_task_return_pointer (task, self, (GDestroyNotify) sk_fingerprints_free);
 }
 
@@ -321,7 +420,8 @@ compute_thread (GTask        *task,
  *
  * Computes the fingerprints in a thread, since hashing scripts and input
  * files can take a while. sk_fingerprints_compute_finish() gives @self
- * back.
+ * back. @cancellable is checked between the pieces of each file, so that a
+ * stopped run does not wait for large inputs to be read.
  */
 void
 sk_fingerprints_compute_async (SkFingerprints      *self,
@@ -335,7 +435,7 @@ sk_fingerprints_compute_async (SkFingerprints      *self,
 
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, sk_fingerprints_compute_async);
-  /* The thread always runs, and hands @self on with its result. */
+  /* The thread always runs, and hands @self on with its result or frees it. */
   g_task_set_task_data (task, self, NULL);
   g_task_run_in_thread (task, compute_thread);
 }
@@ -345,8 +445,8 @@ sk_fingerprints_compute_async (SkFingerprints      *self,
  * @result: the #GAsyncResult passed to the callback
  * @error: return location for a #GError
  *
- * Returns: (transfer full): the computed fingerprints, or %NULL when the
- *   computation was cancelled
+ * Returns: (transfer full): the computed fingerprints, or %NULL with
+ *   %G_IO_ERROR_CANCELLED when the computation was cancelled
  */
 SkFingerprints *
 sk_fingerprints_compute_finish (GAsyncResult  *result,
@@ -377,6 +477,30 @@ sk_fingerprints_get (SkFingerprints *self,
 
   job = g_ptr_array_index (self->jobs, position);
   return job->fingerprint;
+}
+
+/**
+ * sk_fingerprints_get_problem:
+ * @self: computed fingerprints
+ * @position: the position of a node in the order they were made from
+ *
+ * An input that is not a regular file, such as a FIFO or a device, is not
+ * read; the node cannot run on it.
+ *
+ * Returns: (nullable): why the node cannot run on its inputs, in plain
+ *   language, or %NULL when it can
+ */
+const char *
+sk_fingerprints_get_problem (SkFingerprints *self,
+                             guint           position)
+{
+  FingerprintJob *job;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (position < self->jobs->len, NULL);
+
+  job = g_ptr_array_index (self->jobs, position);
+  return job->problem;
 }
 
 /**
@@ -453,13 +577,136 @@ sk_run_record_read (const char *step_folder,
   return sk_json_read_object (path, NULL);
 }
 
+/* A link in place of the step's folder or of its bookkeeping folder would
+ * let the runner write, or read back, a file outside the workflow. Only the
+ * last component is checked: the workflow itself may live behind a link.
+ */
 static gboolean
-has_pickle (const char *step_folder,
-            const char *key)
+check_real_folder (const char  *path,
+                   gboolean     may_be_missing,
+                   GError     **error)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT && may_be_missing)
+        return TRUE;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("The folder %s cannot be used: %s"), path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (S_ISLNK (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   _("%s is a link to another place. Skele-Code keeps a step’s files only in "
+                     "real folders inside the workflow; replace the link with a folder."),
+                   path);
+      return FALSE;
+    }
+
+  if (!S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                   _("%s is not a folder. Move the file away and run the step again."), path);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+check_folders (const char  *step_folder,
+               const char  *key,
+               GError     **error)
+{
+  g_autofree char *bookkeeping = sk_step_folder_build_path (step_folder, key,
+                                                            SK_STEP_FILE_BOOKKEEPING);
+
+  return check_real_folder (step_folder, TRUE, error) &&
+         check_real_folder (bookkeeping, TRUE, error);
+}
+
+/**
+ * sk_run_record_withdraw:
+ * @step_folder: the path of the step's folder
+ * @key: the step's key
+ * @error: return location for a #GError
+ *
+ * Deletes the step's record before the step runs again, so that a run
+ * that is killed halfway never leaves a record of success beside outputs
+ * it had begun to replace. The bookkeeping folder is created, and the step's
+ * folder and bookkeeping folder must be real folders, not links.
+ *
+ * Returns: %TRUE when the step has no record any more and may run
+ */
+gboolean
+sk_run_record_withdraw (const char  *step_folder,
+                        const char  *key,
+                        GError     **error)
+{
+  g_autofree char *bookkeeping = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (step_folder != NULL, FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  if (!check_folders (step_folder, key, error))
+    return FALSE;
+
+  bookkeeping = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_BOOKKEEPING);
+  if (g_mkdir_with_parents (bookkeeping, 0755) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("The folder %s could not be created: %s"),
+                   bookkeeping, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_RECORD);
+  if (g_unlink (path) != 0 && errno != ENOENT)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("The step’s earlier result %s could not be removed: %s"),
+                   path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* What identifies the pickle a successful run left: its size, checked
+ * first since it costs nothing, and its checksum.
+ */
+static gboolean
+pickle_matches (JsonObject *record,
+                const char *step_folder,
+                const char *key)
 {
   g_autofree char *path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_PICKLE);
+  g_autofree char *hash = NULL;
+  JsonObject *pickle = sk_json_get_object (record, "pickle");
+  const char *expected = sk_json_get_string (pickle, "checksum");
+  FileState state;
+  GStatBuf st;
 
-  return g_file_test (path, G_FILE_TEST_IS_REGULAR);
+  if (pickle == NULL || expected == NULL || !json_object_has_member (pickle, "size"))
+    return FALSE;
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) ||
+      (gint64) st.st_size != json_object_get_int_member (pickle, "size"))
+    return FALSE;
+
+  hash = hash_file (path, NULL, &state);
+  return hash != NULL && g_str_equal (hash, expected);
 }
 
 /**
@@ -470,8 +717,9 @@ has_pickle (const char *step_folder,
  * @fingerprint: (nullable): the step's fingerprint now, or %NULL to accept
  *   any
  *
- * Returns: whether the run that made @record succeeded, saved its outputs
- *   and, when @fingerprint is given, ran on the same inputs
+ * Returns: whether the run that made @record succeeded, its outputs are
+ *   still the ones it saved and, when @fingerprint is given, it ran on the
+ *   same inputs
  */
 gboolean
 sk_run_record_is_usable (JsonObject *record,
@@ -491,11 +739,14 @@ sk_run_record_is_usable (JsonObject *record,
   if (g_strcmp0 (sk_json_get_string (record, "mode"), "isolated") != 0)
     return FALSE;
 
-  if (!has_pickle (step_folder, key))
+  if (fingerprint != NULL &&
+      g_strcmp0 (sk_json_get_string (record, "fingerprint"), fingerprint) != 0)
     return FALSE;
 
-  return fingerprint == NULL ||
-         g_strcmp0 (sk_json_get_string (record, "fingerprint"), fingerprint) == 0;
+  /* A pickle that was cut short, by a full disk or a run killed while it
+   * was written, or changed since, must not reach the successors.
+   */
+  return pickle_matches (record, step_folder, key);
 }
 
 /**
@@ -505,7 +756,10 @@ sk_run_record_is_usable (JsonObject *record,
  * @record: what else the record says
  * @error: return location for a #GError
  *
- * Writes the step's record, replacing the earlier one whole.
+ * Writes the step's record, replacing the earlier one whole. Call it once
+ * the step's outputs are complete: a successful record in isolated mode
+ * notes the size and checksum of the pickle as it is now, and
+ * sk_run_record_is_usable() accepts only that pickle.
  *
  * Returns: %TRUE if the record was written
  */
@@ -521,8 +775,11 @@ sk_run_record_write (const char         *step_folder,
   g_autofree char *bookkeeping = NULL;
   g_autofree char *path = NULL;
   g_autofree char *finished = NULL;
+  g_autofree char *pickle_path = NULL;
+  g_autofree char *pickle_hash = NULL;
   const char * const *files;
   const char *key;
+  GStatBuf st;
 
   g_return_val_if_fail (step_folder != NULL, FALSE);
   g_return_val_if_fail (SK_IS_NODE (node), FALSE);
@@ -530,6 +787,18 @@ sk_run_record_write (const char         *step_folder,
 
   key = sk_node_get_key (node);
   finished = g_date_time_format_iso8601 (now);
+
+  if (!check_folders (step_folder, key, error))
+    return FALSE;
+
+  if (!record->in_memory && g_strcmp0 (record->status, "success") == 0)
+    {
+      FileState state;
+
+      pickle_path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_PICKLE);
+      if (g_stat (pickle_path, &st) == 0)
+        pickle_hash = hash_file (pickle_path, NULL, &state);
+    }
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "status");
@@ -557,6 +826,16 @@ sk_run_record_write (const char         *step_folder,
       json_builder_set_member_name (builder, "output_keys");
       json_builder_add_value (builder, json_node_copy (record->output_keys));
     }
+  if (pickle_hash != NULL)
+    {
+      json_builder_set_member_name (builder, "pickle");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "size");
+      json_builder_add_int_value (builder, (gint64) st.st_size);
+      json_builder_set_member_name (builder, "checksum");
+      json_builder_add_string_value (builder, pickle_hash);
+      json_builder_end_object (builder);
+    }
 
   /* A copy of what the run wrote into process.json, which a run that was
    * killed before saving the workflow would otherwise lose.
@@ -574,7 +853,15 @@ sk_run_record_write (const char         *step_folder,
   root = json_builder_get_root (builder);
 
   bookkeeping = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_BOOKKEEPING);
-  g_mkdir_with_parents (bookkeeping, 0755);
+  if (g_mkdir_with_parents (bookkeeping, 0755) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("The folder %s could not be created: %s"),
+                   bookkeeping, g_strerror (saved_errno));
+      return FALSE;
+    }
   path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_RECORD);
 
   /* Renamed into place, so that a crash never leaves half a record. */
@@ -730,23 +1017,29 @@ sk_run_record_changed_files (const char         *step_folder,
  * @key: the step's key
  * @snapshot: the folder as sk_run_record_snapshot_folder() saw it before
  *   the step ran
+ * @error: return location for a #GError
+ *
+ * The summary is read only as a regular file in the step's folder: a link
+ * there could show a file from anywhere as the step's output.
  *
  * Returns: (transfer full) (nullable): the summary the step wrote, as
  *   valid UTF-8 and cut to a size the window can show, or %NULL when it
- *   wrote none
+ *   wrote none, or with @error set when it is a link or not a regular file
  */
 char *
-sk_run_record_read_summary (const char *step_folder,
-                            const char *key,
-                            GHashTable *snapshot)
+sk_run_record_read_summary (const char  *step_folder,
+                            const char  *key,
+                            GHashTable  *snapshot,
+                            GError     **error)
 {
   g_autofree char *name = NULL;
   g_autofree char *path = NULL;
   g_autofree char *contents = NULL;
   g_autofree char *stamp = NULL;
   const char *before;
-  gsize length;
+  gsize length = 0;
   GStatBuf st;
+  int fd;
 
   g_return_val_if_fail (step_folder != NULL, NULL);
   g_return_val_if_fail (key != NULL, NULL);
@@ -755,8 +1048,17 @@ sk_run_record_read_summary (const char *step_folder,
   name = sk_step_folder_relative_path (key, SK_STEP_FILE_SUMMARY);
   path = g_build_filename (step_folder, name, NULL);
 
-  if (g_stat (path, &st) != 0)
+  if (g_lstat (path, &st) != 0)
     return NULL;
+
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   _("The summary %s is a link or not a regular file, so it was not read. "
+                     "Write the summary as a file in the step’s folder."),
+                   name);
+      return NULL;
+    }
 
   /* A summary that the script did not rewrite belongs to an earlier run. */
   stamp = file_stamp (&st);
@@ -764,14 +1066,43 @@ sk_run_record_read_summary (const char *step_folder,
   if (before != NULL && g_str_equal (before, stamp))
     return NULL;
 
-  if (!g_file_get_contents (path, &contents, &length, NULL))
-    return NULL;
-
-  if (length > SUMMARY_LIMIT)
+  /* The link may have been put in place since the check above. */
+  fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
     {
-      contents[SUMMARY_LIMIT] = '\0';
-      length = SUMMARY_LIMIT;
+      int saved_errno = errno;
+
+      if (saved_errno == ELOOP)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                     _("The summary %s is a link or not a regular file, so it was not read. "
+                       "Write the summary as a file in the step’s folder."),
+                     name);
+      return NULL;
     }
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   _("The summary %s is a link or not a regular file, so it was not read. "
+                     "Write the summary as a file in the step’s folder."),
+                   name);
+      return NULL;
+    }
+
+  contents = g_malloc (SUMMARY_LIMIT + 1);
+  while (length < SUMMARY_LIMIT)
+    {
+      ssize_t n = read (fd, contents + length, SUMMARY_LIMIT - length);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      length += n;
+    }
+  close (fd);
+  contents[length] = '\0';
 
   if (!g_utf8_validate (contents, length, NULL))
     {

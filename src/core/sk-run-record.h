@@ -36,6 +36,8 @@ SkFingerprints *sk_fingerprints_compute_finish (GAsyncResult         *result,
                                                 GError              **error);
 const char     *sk_fingerprints_get            (SkFingerprints       *self,
                                                 guint                 position);
+const char     *sk_fingerprints_get_problem    (SkFingerprints       *self,
+                                                guint                 position);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkFingerprints, sk_fingerprints_free)
 
@@ -73,6 +75,9 @@ gboolean        sk_run_record_is_usable        (JsonObject           *record,
                                                 const char           *step_folder,
                                                 const char           *key,
                                                 const char           *fingerprint);
+gboolean        sk_run_record_withdraw         (const char           *step_folder,
+                                                const char           *key,
+                                                GError              **error);
 gboolean        sk_run_record_write            (const char           *step_folder,
                                                 SkNode               *node,
                                                 const SkRunRecord    *record,
@@ -87,6 +92,7 @@ GStrv           sk_run_record_changed_files    (const char           *step_folde
                                                 GHashTable           *snapshot);
 char           *sk_run_record_read_summary     (const char           *step_folder,
                                                 const char           *key,
-                                                GHashTable           *snapshot);
+                                                GHashTable           *snapshot,
+                                                GError              **error);
 
 G_END_DECLS

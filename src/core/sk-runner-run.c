@@ -38,6 +38,7 @@ struct _NodeRun
   SkNode          *node;
   char            *folder_path;
   char            *fingerprint;
+  char            *input_problem;
   GPtrArray       *successors;
   GHashTable      *snapshot;
   SkHarnessLaunch *launch;
@@ -127,6 +128,7 @@ node_run_free (NodeRun *node_run)
   g_clear_object (&node_run->node);
   g_clear_pointer (&node_run->folder_path, g_free);
   g_clear_pointer (&node_run->fingerprint, g_free);
+  g_clear_pointer (&node_run->input_problem, g_free);
   g_clear_pointer (&node_run->successors, g_ptr_array_unref);
   if (node_run->agent != NULL)
     g_signal_handlers_disconnect_by_data (node_run->agent, node_run);
@@ -204,11 +206,12 @@ compose_detail (const char *traceback,
   return g_string_free (detail, FALSE);
 }
 
-static void
-write_record (NodeRun    *node_run,
-              const char *status,
-              const char *error_text,
-              const char *detail)
+static gboolean
+write_record (NodeRun     *node_run,
+              const char  *status,
+              const char  *error_text,
+              const char  *detail,
+              GError     **error)
 {
   SkRunRecord record = {
     .status = status,
@@ -220,9 +223,7 @@ write_record (NodeRun    *node_run,
     .output_keys = sk_json_get_member (node_run->result, "output_keys"),
   };
 
-  /* The record is bookkeeping: one that could not be written only means
-   * the node runs again. */
-  sk_run_record_write (node_run->folder_path, node_run->node, &record, NULL);
+  return sk_run_record_write (node_run->folder_path, node_run->node, &record, error);
 }
 
 static void
@@ -233,34 +234,62 @@ complete_node (NodeRun     *node_run,
 {
   Run *run = node_run->run;
   const char *key = sk_node_get_key (node_run->node);
+  g_autofree char *own_error = NULL;
 
   g_assert (!node_run->finished);
 
   node_run->finished = TRUE;
-  node_run->final_state = state;
 
   if (node_run->started_running)
     {
+      g_autoptr(GError) summary_error = NULL;
+      g_autoptr(GError) record_error = NULL;
       g_auto(GStrv) files = NULL;
       g_autofree char *summary = NULL;
 
       files = sk_run_record_changed_files (node_run->folder_path, key,
                                            sk_node_get_input_files (node_run->node),
                                            node_run->snapshot);
-      summary = sk_run_record_read_summary (node_run->folder_path, key, node_run->snapshot);
+      summary = sk_run_record_read_summary (node_run->folder_path, key, node_run->snapshot,
+                                            &summary_error);
+
+      /* A summary that is a link is refused rather than followed. */
+      if (summary_error != NULL && state != SK_NODE_STATE_FAILED &&
+          state != SK_NODE_STATE_CANCELLED)
+        {
+          state = SK_NODE_STATE_FAILED;
+          error_text = own_error = g_strdup (summary_error->message);
+        }
 
       sk_node_set_output_text (node_run->node, summary != NULL ? summary : "");
       sk_node_set_output_files (node_run->node, (const char * const *) files);
-      write_record (node_run, state_status (state), error_text, detail);
+
+      /* The record is written once the outputs are complete, and only a
+       * record vouches for them: a step whose result could not be recorded
+       * has failed, since its successors could not tell its outputs from
+       * half-written ones.
+       */
+      if (!write_record (node_run, state_status (state), error_text, detail, &record_error) &&
+          state != SK_NODE_STATE_FAILED && state != SK_NODE_STATE_CANCELLED)
+        {
+          state = SK_NODE_STATE_FAILED;
+          g_free (own_error);
+          error_text = own_error = g_strdup_printf (_("The step ran, but its result could not "
+                                                      "be recorded: %s"),
+                                                    record_error->message);
+        }
     }
   else if (state == SK_NODE_STATE_FAILED)
     {
       /* An earlier successful record would let successors read a pickle
-       * that no longer matches this node.
+       * that no longer matches this node; one that cannot be replaced is
+       * withdrawn.
        */
-      write_record (node_run, state_status (state), error_text, detail);
+      if (!write_record (node_run, state_status (state), error_text, detail, NULL))
+        sk_run_record_withdraw (node_run->folder_path, key, NULL);
     }
 
+  node_run->final_state = state;
   sk_node_set_error (node_run->node, error_text, detail);
 
   switch (state)
@@ -739,12 +768,29 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
+  if (node_run->input_problem != NULL)
+    {
+      complete_node (node_run, SK_NODE_STATE_FAILED, node_run->input_problem, NULL);
+      return FALSE;
+    }
+
   record = sk_run_record_read (node_run->folder_path, key);
   if (!run->force && !node_run->upstream_changed &&
       sk_run_record_is_usable (record, node_run->folder_path, key, node_run->fingerprint))
     {
       sk_run_record_restore_outputs (record, node_run->node);
       complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
+      return FALSE;
+    }
+
+  /* The step is about to replace its outputs: until it has finished and its
+   * new record is written, no record may vouch for them.
+   */
+  if (!sk_run_record_withdraw (node_run->folder_path, key, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("The step was not run: %s"), error->message);
+
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
       return FALSE;
     }
 
@@ -868,6 +914,9 @@ fingerprints_ready_cb (GObject      *object,
   Run *run = user_data;
   g_autoptr(SkFingerprints) fingerprints = sk_fingerprints_compute_finish (result, NULL);
 
+  /* Without fingerprints the run was stopped; the nodes are scheduled all
+   * the same, and each reports that it did not start.
+   */
   for (guint i = 0; i < run->order->len; i++)
     {
       NodeRun *node_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (run->order, i));
@@ -875,7 +924,11 @@ fingerprints_ready_cb (GObject      *object,
       if (node_run == NULL)
         continue;
 
-      node_run->fingerprint = g_strdup (sk_fingerprints_get (fingerprints, i));
+      if (fingerprints != NULL)
+        {
+          node_run->fingerprint = g_strdup (sk_fingerprints_get (fingerprints, i));
+          node_run->input_problem = g_strdup (sk_fingerprints_get_problem (fingerprints, i));
+        }
       if (node_run->pending_priors == 0)
         g_queue_push_tail (&run->ready, node_run);
     }
@@ -1011,7 +1064,8 @@ _sk_runner_run_start (SkRunner     *self,
    * thread, on a copy of what it needs, and the run goes on when it is done.
    */
   sk_fingerprints_compute_async (sk_fingerprints_new (project, run->order, run->python),
-                                 NULL, fingerprints_ready_cb, run);}
+                                 run->cancellable, fingerprints_ready_cb, run);
+}
 
 /**
  * _sk_runner_run_get_stats:

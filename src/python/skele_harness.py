@@ -207,9 +207,23 @@ def run_node(spec, memory=None):
     return result
 
 
+# Files the harness writes in the bookkeeping folder are created afresh and
+# never through a link, which could point anywhere outside the workflow.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _create(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+    return open(fd, "w", encoding="utf-8", errors="replace")
+
+
 def _write_json_atomically(path, value):
     temporary = path + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
+    with _create(temporary) as handle:
         json.dump(value, handle)
     os.replace(temporary, path)
 
@@ -218,7 +232,7 @@ class _BoundedLog(io.TextIOBase):
     """Keeps a node's printed output in a file, up to a size limit."""
 
     def __init__(self, path, limit):
-        self._handle = open(path, "w", encoding="utf-8", errors="replace")
+        self._handle = _create(path)
         self._limit = limit
         self._written = 0
         self._truncated = False
