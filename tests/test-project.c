@@ -485,6 +485,117 @@ test_lone_surrogate (void)
   sk_test_remove_tree (tmp);
 }
 
+/* Loads @data, saves it to text, and checks that the text loads again and
+ * saves the same. Returns the workflow, or %NULL when @data was refused. */
+static SkProject *
+assert_round_trip (const char *data,
+                   gssize      length)
+{
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkProject) reloaded = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+  g_autofree char *saved_again = NULL;
+
+  project = sk_project_load_from_data (data, length, NULL, &error);
+  if (project == NULL)
+    {
+      g_assert_nonnull (error);
+      return NULL;
+    }
+
+  problems = sk_project_validate (project);
+  g_assert_nonnull (problems);
+  saved = sk_project_to_data (project, NULL);
+  g_assert_true (g_utf8_validate (saved, -1, NULL));
+  reloaded = sk_project_load_from_data (saved, -1, NULL, &error);
+  g_assert_no_error (error);
+  saved_again = sk_project_to_data (reloaded, NULL);
+  g_assert_cmpstr (saved_again, ==, saved);
+
+  return g_steal_pointer (&project);
+}
+
+static void
+test_bad_unicode_escape (void)
+{
+  /* json-glib reads any four bytes after "\u" as hexadecimal digits; these
+   * came from tests/fuzz/regressions/project/. */
+  static const struct {
+    const char *json;
+    const char *description;
+  } cases[] = {
+    { "{\"process_description\":\"\\u8\xef\xbf\xbd\"}", "\xef\xbf\xbd" "8\xef\xbf\xbd" },
+    { "{\"process_description\":\"a\\uzzzz\"}", "a\xef\xbf\xbdzzzz" },
+    { "{\"process_description\":\"\\u12\", \"x\": 1}", "\xef\xbf\xbd" "12" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(SkProject) project = assert_round_trip (cases[i].json, -1);
+      g_autoptr(GPtrArray) problems = NULL;
+
+      g_assert_nonnull (project);
+      g_assert_cmpstr (sk_project_get_description (project), ==, cases[i].description);
+
+      /* The repair is reported, as for a lone surrogate. */
+      problems = sk_project_validate (project);
+      g_assert_true (has_warning (problems, NULL, "“process_description”"));
+    }
+}
+
+static void
+test_save_exponent_doubles (void)
+{
+  g_autoptr(SkProject) project = NULL;
+  g_autofree char *saved = NULL;
+
+  /* json-glib 1.6 writes 1e30 as "1e+30.0" and 1e999, which it reads as
+   * infinity, as "inf.0"; a text in a string stays as it is. */
+  project = assert_round_trip ("{\"a\": [1e30, 1e999, -1e999, 2.5e-7],"
+                               " \"b\": \"1e+30.0 inf\"}", -1);
+  g_assert_nonnull (project);
+  saved = sk_project_to_data (project, NULL);
+  sk_test_assert_contains (saved, "1e+30,");
+  sk_test_assert_contains (saved, "null,");
+  sk_test_assert_contains (saved, "e-07\n");
+  sk_test_assert_contains (saved, "\"1e+30.0 inf\"");
+  g_assert_null (strstr (saved, "inf,"));
+  g_clear_object (&project);
+
+  /* A step placed at infinity has no place on the canvas. */
+  project = assert_round_trip ("{\"nodes\": {\"1\": {\"skele\": {\"x\": 1e380, \"y\": 0}}}}", -1);
+  g_assert_nonnull (project);
+  g_assert_false (sk_node_get_position (sk_project_get_node (project, "1"), NULL, NULL));
+}
+
+/* Every input the fuzzer of tests/fuzz/ found a fault with. */
+static void
+test_fuzz_regressions (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fuzz", "regressions", "project", NULL);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *file = g_build_filename (path, name, NULL);
+      g_autofree char *data = NULL;
+      gsize length = 0;
+      g_autoptr(SkProject) project = NULL;
+
+      g_test_message ("%s", name);
+      g_assert_true (g_file_get_contents (file, &data, &length, NULL));
+      project = assert_round_trip (data, (gssize) length);
+      count++;
+    }
+
+  g_assert_cmpuint (count, >, 0);
+}
+
 static void
 test_update_refuses_invalid_text (void)
 {
@@ -1624,6 +1735,9 @@ main (int   argc,
   g_test_add_func ("/project/load/parse-error", test_parse_error);
   g_test_add_func ("/project/load/root-not-object", test_root_not_object);
   g_test_add_func ("/project/load/lone-surrogate", test_lone_surrogate);
+  g_test_add_func ("/project/load/bad-unicode-escape", test_bad_unicode_escape);
+  g_test_add_func ("/project/load/fuzz-regressions", test_fuzz_regressions);
+  g_test_add_func ("/project/save/exponent-doubles", test_save_exponent_doubles);
   g_test_add_func ("/project/load/too-deep", test_too_deep);
   g_test_add_func ("/project/load/missing", test_load_missing);
   g_test_add_func ("/project/load/duplicate-id-keeps-one", test_duplicate_id_keeps_one);

@@ -317,7 +317,9 @@ read_escape (const char *text,
  * @count: (out) (optional): how many escapes were replaced
  *
  * Replaces each `\uD800` to `\uDFFF` escape in the strings of @data that
- * is not half of a surrogate pair by `\uFFFD`, the replacement character.
+ * is not half of a surrogate pair by `\uFFFD`, the replacement character,
+ * and so each `\u` that is not followed by four hexadecimal digits, whose
+ * bytes after it are then kept as text.
  *
  * Such an escape stands for no character. json-glib turns it into bytes
  * that are not UTF-8, which a parser that checks its input, json-glib's
@@ -357,6 +359,20 @@ sk_json_replace_lone_surrogates (const char *data,
 
       if (!read_escape (data, size, i, &code))
         {
+          /* json-glib reads any four bytes after "\u" as the digits, and
+           * makes bytes that are not UTF-8 of those that are not; such an
+           * escape stands for no character either. One cut short by the
+           * end of the text is the parser's to refuse. */
+          if (i + 6 <= size && data[i + 1] == 'u')
+            {
+              if (text == NULL)
+                text = g_string_sized_new (size);
+              g_string_append_len (text, data + copied, i - copied);
+              g_string_append (text, "\\ufffd");
+              copied = i + 2;
+              replaced++;
+            }
+
           /* Any other escape: skip what it escapes. */
           i++;
           continue;
@@ -523,6 +539,10 @@ sk_json_to_data (JsonNode *root,
                  gsize    *length)
 {
   g_autoptr(JsonGenerator) generator = NULL;
+  GString *text;
+  gboolean in_string = FALSE;
+  gsize data_length = 0;
+  char *data;
 
   g_return_val_if_fail (root != NULL, NULL);
 
@@ -530,8 +550,64 @@ sk_json_to_data (JsonNode *root,
   json_generator_set_pretty (generator, pretty);
   json_generator_set_indent (generator, 2);
   json_generator_set_root (generator, root);
+  data = json_generator_to_data (generator, &data_length);
 
-  return json_generator_to_data (generator, length);
+  /* json-glib 1.6 writes a double with an exponent as "1e+30.0", and one
+   * that is not finite (from "1e999") as "inf.0" or "nan.0": neither can be
+   * read back. The exponent's ".0" is dropped and the others become null,
+   * outside strings only. */
+  text = g_string_new_len (data, data_length);
+  g_free (data);
+  for (gsize i = 0; i < text->len; i++)
+    {
+      char c = text->str[i];
+      gsize end = i;
+      const char *word;
+      gsize word_length;
+
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        {
+          in_string = TRUE;
+          continue;
+        }
+      if (!g_ascii_isalnum (c) && c != '-' && c != '+' && c != '.')
+        continue;
+
+      while (end < text->len &&
+             (g_ascii_isalnum (text->str[end]) || strchr ("-+.", text->str[end]) != NULL))
+        end++;
+
+      word = text->str + i + (c == '-' ? 1 : 0);
+      word_length = end - i - (c == '-' ? 1 : 0);
+      if (word_length > 2 && memchr (word, 'e', word_length) != NULL &&
+          g_ascii_isdigit (word[0]) &&
+          word[word_length - 2] == '.' && word[word_length - 1] == '0')
+        {
+          g_string_erase (text, end - 2, 2);
+          end -= 2;
+        }
+      else if (word_length >= 3 &&
+               (strncmp (word, "inf", 3) == 0 || strncmp (word, "nan", 3) == 0))
+        {
+          g_string_erase (text, i, end - i);
+          g_string_insert (text, i, "null");
+          end = i + 4;
+        }
+      i = end - 1;
+    }
+
+  if (length != NULL)
+    *length = text->len;
+
+  return g_string_free (text, FALSE);
 }
 
 /**

@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "sk-json.h"
@@ -260,7 +262,10 @@ _sk_node_load_json (SkNode     *self,
     {
       copy_unknown_members (skele, self->skele_extra, (const char * const[]) { "x", "y", NULL });
 
-      if (sk_json_get_double (skele, "x", &x) && sk_json_get_double (skele, "y", &y))
+      /* A number too large for a double (1e999) reads as infinity, which
+       * is no place on the canvas and cannot be written back. */
+      if (sk_json_get_double (skele, "x", &x) && sk_json_get_double (skele, "y", &y) &&
+          isfinite (x) && isfinite (y))
         sk_node_set_position (self, x, y);
     }
 
