@@ -21,57 +21,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "sk-json.h"
-#include "sk-llm-stream.h"
+#include "sk-llm-stream-private.h"
 
-/* A hostile or broken server could send forever; these bound what one reply
- * may hold, far above anything a real reply needs. The largest real line is
- * a tool call carrying a whole script, well under a MiB. MAX_TEXT_LENGTH
- * covers the text and thinking of a reply together, about two million
- * tokens, many times the output limit of today's models. The tool calls of
- * one reply are bounded in number and in the size of all their arguments.
- */
-#define MiB (1024 * 1024)
-#define MAX_LINE_LENGTH (4 * MiB)
-#define MAX_TEXT_LENGTH (8 * MiB)
-#define MAX_ARGUMENTS_LENGTH (8 * MiB)
-#define MAX_TOOL_CALLS 100
-
-typedef struct
-{
-  char    *id;
-  char    *name;
-  GString *arguments;
-  gboolean arguments_replaced;
-} PendingCall;
-
-struct _SkLlmStream
-{
-  SkLlmProvider   dialect;
-  SkLlmEventFunc  event_func;
-  gpointer        event_data;
-
-  GByteArray     *buffer;
-  gsize           scan_from;
-  gsize           max_line;
-
-  GString        *data;
-  gboolean        have_data;
-  char           *event_name;
-
-  GString        *text;
-  GString        *reasoning;
-  GPtrArray      *calls;
-  GHashTable     *calls_by_index;
-  PendingCall    *last_call;
-  char           *finish_reason;
-  SkLlmUsage      usage;
-
-  /* A limit that was passed, reported after the line being decoded. */
-  GError         *limit_error;
-
-  guint           done : 1;
-  guint           has_output : 1;
-};
 
 static void
 pending_call_free (PendingCall *call)
@@ -203,9 +154,9 @@ check_text_length (SkLlmStream *self,
   return FALSE;
 }
 
-static void
-add_text (SkLlmStream *self,
-          const char  *text)
+void
+_sk_llm_stream_add_text (SkLlmStream *self,
+                         const char  *text)
 {
   g_autofree char *copy = NULL;
 
@@ -220,9 +171,9 @@ add_text (SkLlmStream *self,
   emit (self, SK_LLM_EVENT_TEXT, text);
 }
 
-static void
-add_reasoning (SkLlmStream *self,
-               const char  *text)
+void
+_sk_llm_stream_add_reasoning (SkLlmStream *self,
+                              const char  *text)
 {
   g_autofree char *copy = NULL;
 
@@ -237,9 +188,9 @@ add_reasoning (SkLlmStream *self,
   emit (self, SK_LLM_EVENT_REASONING, text);
 }
 
-static void
-set_finish_reason (SkLlmStream *self,
-                   const char  *reason)
+void
+_sk_llm_stream_set_finish_reason (SkLlmStream *self,
+                                  const char  *reason)
 {
   if (reason == NULL)
     return;
@@ -249,10 +200,10 @@ set_finish_reason (SkLlmStream *self,
 }
 
 /* Returns: (nullable): the new call, or %NULL when the reply has too many */
-static PendingCall *
-new_call (SkLlmStream *self,
-          gint64       index,
-          const char  *id)
+PendingCall *
+_sk_llm_stream_new_call (SkLlmStream *self,
+                         gint64       index,
+                         const char  *id)
 {
   PendingCall *call;
 
@@ -287,10 +238,10 @@ new_call (SkLlmStream *self,
   return call;
 }
 
-static void
-set_call_name (SkLlmStream *self,
-               PendingCall *call,
-               const char  *name)
+void
+_sk_llm_stream_set_call_name (SkLlmStream *self,
+                              PendingCall *call,
+                              const char  *name)
 {
   /* Some servers repeat the name in every fragment; joining them would give
    * "write_filewrite_file", so the first name wins.
@@ -306,11 +257,11 @@ set_call_name (SkLlmStream *self,
 /* Adds @text to the arguments of @call, or puts it in their place, unless
  * the arguments of all the calls would grow beyond their limit.
  */
-static void
-add_call_arguments (SkLlmStream *self,
-                    PendingCall *call,
-                    const char  *text,
-                    gboolean     replace)
+void
+_sk_llm_stream_add_call_arguments (SkLlmStream *self,
+                                   PendingCall *call,
+                                   const char  *text,
+                                   gboolean     replace)
 {
   g_autofree char *copy = NULL;
   gsize total = 0;
@@ -343,32 +294,32 @@ add_call_arguments (SkLlmStream *self,
   g_string_append (call->arguments, text);
 }
 
-static void
-set_call_arguments_node (SkLlmStream *self,
-                         PendingCall *call,
-                         JsonNode    *arguments,
-                         gboolean     append)
+void
+_sk_llm_stream_set_call_arguments_node (SkLlmStream *self,
+                                        PendingCall *call,
+                                        JsonNode    *arguments,
+                                        gboolean     append)
 {
   if (arguments == NULL || JSON_NODE_HOLDS_NULL (arguments))
     return;
 
   if (JSON_NODE_HOLDS_VALUE (arguments) && json_node_get_value_type (arguments) == G_TYPE_STRING)
-    add_call_arguments (self, call, json_node_get_string (arguments), !append);
+    _sk_llm_stream_add_call_arguments (self, call, json_node_get_string (arguments), !append);
   else
     {
       /* Native Ollama and some llama.cpp builds send the object itself. */
       g_autofree char *text = json_to_string (arguments, FALSE);
 
-      add_call_arguments (self, call, text, TRUE);
+      _sk_llm_stream_add_call_arguments (self, call, text, TRUE);
       call->arguments_replaced = TRUE;
     }
 }
 
 /* Some servers write counts and indices as 12.0. */
-static gboolean
-get_int_or_double (JsonObject *object,
-                   const char *name,
-                   gint64     *value)
+gboolean
+_sk_llm_stream_get_int_or_double (JsonObject *object,
+                                  const char *name,
+                                  gint64     *value)
 {
   double number;
 
@@ -442,9 +393,9 @@ sk_llm_stream_extract_error (JsonNode  *node,
   return TRUE;
 }
 
-static gboolean
-stream_error (JsonNode  *node,
-              GError   **error)
+gboolean
+_sk_llm_stream_stream_error (JsonNode  *node,
+                             GError   **error)
 {
   g_autofree char *message = NULL;
   g_autofree char *type = NULL;
@@ -458,10 +409,10 @@ stream_error (JsonNode  *node,
   return FALSE;
 }
 
-static JsonNode *
-parse_json (const char  *text,
-            gsize        length,
-            GError     **error)
+JsonNode *
+_sk_llm_stream_parse_json (const char  *text,
+                           gsize        length,
+                           GError     **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local_error = NULL;
@@ -505,335 +456,6 @@ parse_json (const char  *text,
   return json_node_ref (json_parser_get_root (parser));
 }
 
-static void
-read_openai_usage (SkLlmStream *self,
-                   JsonObject  *usage)
-{
-  gint64 value;
-
-  if (usage == NULL)
-    return;
-
-  if (get_int_or_double (usage, "prompt_tokens", &value))
-    {
-      self->usage.prompt_tokens = value;
-      self->usage.known = TRUE;
-    }
-  if (get_int_or_double (usage, "completion_tokens", &value))
-    {
-      self->usage.completion_tokens = value;
-      self->usage.known = TRUE;
-    }
-}
-
-static void
-openai_tool_call_delta (SkLlmStream *self,
-                        JsonObject  *item)
-{
-  JsonObject *function = sk_json_get_object (item, "function");
-  const char *id = sk_json_get_string (item, "id");
-  PendingCall *call = NULL;
-  gint64 index = -1;
-
-  if (get_int_or_double (item, "index", &index))
-    call = g_hash_table_lookup (self->calls_by_index, &index);
-  else if (id == NULL || *id == '\0')
-    call = self->last_call;
-
-  /* Ollama's /v1 gave every call of a reply the index 0: a new id on a used
-   * index is a new call.
-   */
-  if (call != NULL && id != NULL && *id != '\0' && call->id != NULL && g_strcmp0 (call->id, id) != 0)
-    call = NULL;
-  else if (call != NULL && id != NULL && *id != '\0' && call->id == NULL)
-    call->id = g_strdup (id);
-
-  if (call == NULL)
-    call = new_call (self, index, id);
-  if (call == NULL)
-    return;
-
-  set_call_name (self, call, sk_json_get_string (function, "name"));
-  set_call_arguments_node (self, call, sk_json_get_member (function, "arguments"), TRUE);
-}
-
-static gboolean
-openai_event (SkLlmStream  *self,
-              const char   *event_name,
-              const char   *data,
-              GError      **error)
-{
-  g_autoptr(JsonNode) node = NULL;
-  JsonObject *object;
-  JsonArray *choices;
-
-  if (strcmp (data, "[DONE]") == 0)
-    {
-      self->done = TRUE;
-      return TRUE;
-    }
-
-  /* Some proxies keep the connection alive with empty events. */
-  if (*data == '\0')
-    return TRUE;
-
-  node = parse_json (data, strlen (data), error);
-  if (node == NULL)
-    return FALSE;
-
-  if (g_strcmp0 (event_name, "error") == 0 || !JSON_NODE_HOLDS_OBJECT (node) ||
-      json_object_has_member (json_node_get_object (node), "error"))
-    {
-      if (!JSON_NODE_HOLDS_OBJECT (node) && g_strcmp0 (event_name, "error") != 0)
-        {
-          g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                       "The server sent an event that is not a JSON object: %.200s", data);
-          return FALSE;
-        }
-      return stream_error (node, error);
-    }
-
-  object = json_node_get_object (node);
-  read_openai_usage (self, sk_json_get_object (object, "usage"));
-
-  choices = sk_json_get_array (object, "choices");
-  for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
-    {
-      JsonNode *choice_node = json_array_get_element (choices, i);
-      JsonObject *choice;
-      JsonObject *delta;
-      JsonArray *tool_calls;
-      gint64 index = 0;
-
-      if (!JSON_NODE_HOLDS_OBJECT (choice_node))
-        continue;
-      choice = json_node_get_object (choice_node);
-
-      /* Only the first choice is asked for. */
-      if (get_int_or_double (choice, "index", &index) && index != 0)
-        continue;
-
-      delta = sk_json_get_object (choice, "delta");
-      if (delta == NULL)
-        delta = sk_json_get_object (choice, "message");
-
-      add_reasoning (self, sk_json_get_string (delta, "reasoning_content"));
-      add_reasoning (self, sk_json_get_string (delta, "reasoning"));
-      add_text (self, sk_json_get_string (delta, "content"));
-
-      tool_calls = sk_json_get_array (delta, "tool_calls");
-      for (guint j = 0; tool_calls != NULL && j < json_array_get_length (tool_calls); j++)
-        {
-          JsonNode *item = json_array_get_element (tool_calls, j);
-
-          if (JSON_NODE_HOLDS_OBJECT (item))
-            openai_tool_call_delta (self, json_node_get_object (item));
-        }
-
-      set_finish_reason (self, sk_json_get_string (choice, "finish_reason"));
-    }
-
-  return TRUE;
-}
-
-static gboolean
-anthropic_event (SkLlmStream  *self,
-                 const char   *event_name,
-                 const char   *data,
-                 GError      **error)
-{
-  g_autoptr(JsonNode) node = NULL;
-  JsonObject *object;
-  const char *type;
-  gint64 value;
-
-  node = parse_json (data, strlen (data), error);
-  if (node == NULL)
-    return FALSE;
-
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                   "The server sent an event that is not a JSON object: %.200s", data);
-      return FALSE;
-    }
-
-  object = json_node_get_object (node);
-  type = sk_json_get_string (object, "type");
-  if (type == NULL)
-    type = event_name;
-
-  if (g_strcmp0 (type, "error") == 0 || g_strcmp0 (event_name, "error") == 0)
-    return stream_error (node, error);
-
-  if (g_strcmp0 (type, "message_start") == 0)
-    {
-      JsonObject *usage = sk_json_get_object (sk_json_get_object (object, "message"), "usage");
-
-      if (get_int_or_double (usage, "input_tokens", &value))
-        {
-          self->usage.prompt_tokens = value;
-          self->usage.known = TRUE;
-        }
-      if (get_int_or_double (usage, "output_tokens", &value))
-        self->usage.completion_tokens = value;
-    }
-  else if (g_strcmp0 (type, "content_block_start") == 0)
-    {
-      JsonObject *block = sk_json_get_object (object, "content_block");
-      const char *block_type = sk_json_get_string (block, "type");
-      gint64 index = -1;
-
-      get_int_or_double (object, "index", &index);
-
-      if (g_strcmp0 (block_type, "tool_use") == 0)
-        {
-          PendingCall *call = new_call (self, index, sk_json_get_string (block, "id"));
-          JsonObject *input = sk_json_get_object (block, "input");
-
-          if (call == NULL)
-            return TRUE;
-          set_call_name (self, call, sk_json_get_string (block, "name"));
-          /* The start carries "input": {} and the real input follows as
-           * JSON pieces; a non-empty object here is kept unless pieces come.
-           */
-          if (input != NULL && json_object_get_size (input) > 0)
-            set_call_arguments_node (self, call, sk_json_get_member (block, "input"), FALSE);
-        }
-      else if (g_strcmp0 (block_type, "text") == 0)
-        add_text (self, sk_json_get_string (block, "text"));
-    }
-  else if (g_strcmp0 (type, "content_block_delta") == 0)
-    {
-      JsonObject *delta = sk_json_get_object (object, "delta");
-      const char *delta_type = sk_json_get_string (delta, "type");
-      gint64 index = -1;
-
-      get_int_or_double (object, "index", &index);
-
-      if (g_strcmp0 (delta_type, "text_delta") == 0)
-        add_text (self, sk_json_get_string (delta, "text"));
-      else if (g_strcmp0 (delta_type, "thinking_delta") == 0)
-        add_reasoning (self, sk_json_get_string (delta, "thinking"));
-      else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
-        {
-          PendingCall *call = g_hash_table_lookup (self->calls_by_index, &index);
-          const char *piece = sk_json_get_string (delta, "partial_json");
-
-          if (call == NULL)
-            {
-              g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                           "The server sent tool input for block %" G_GINT64_FORMAT
-                           ", which is not a tool call", index);
-              return FALSE;
-            }
-          add_call_arguments (self, call, piece != NULL ? piece : "", call->arguments_replaced);
-          call->arguments_replaced = FALSE;
-        }
-    }
-  else if (g_strcmp0 (type, "message_delta") == 0)
-    {
-      JsonObject *usage = sk_json_get_object (object, "usage");
-
-      set_finish_reason (self, sk_json_get_string (sk_json_get_object (object, "delta"), "stop_reason"));
-      /* output_tokens is the running total, not an increment. */
-      if (get_int_or_double (usage, "output_tokens", &value))
-        {
-          self->usage.completion_tokens = value;
-          self->usage.known = TRUE;
-        }
-      if (get_int_or_double (usage, "input_tokens", &value))
-        self->usage.prompt_tokens = value;
-    }
-  else if (g_strcmp0 (type, "message_stop") == 0)
-    self->done = TRUE;
-
-  /* ping, content_block_stop and event types added later need nothing. */
-  return TRUE;
-}
-
-static gboolean
-ollama_message (SkLlmStream  *self,
-                JsonObject   *object)
-{
-  JsonObject *message = sk_json_get_object (object, "message");
-  JsonArray *tool_calls = sk_json_get_array (message, "tool_calls");
-  gboolean done = FALSE;
-  gint64 value;
-
-  add_reasoning (self, sk_json_get_string (message, "thinking"));
-  add_text (self, sk_json_get_string (message, "content"));
-
-  /* Every tool call arrives whole, in one line. */
-  for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
-    {
-      JsonNode *item = json_array_get_element (tool_calls, i);
-      JsonObject *function;
-      PendingCall *call;
-
-      if (!JSON_NODE_HOLDS_OBJECT (item))
-        continue;
-
-      function = sk_json_get_object (json_node_get_object (item), "function");
-      call = new_call (self, -1, sk_json_get_string (json_node_get_object (item), "id"));
-      if (call == NULL)
-        break;
-      set_call_name (self, call, sk_json_get_string (function, "name"));
-      set_call_arguments_node (self, call, sk_json_get_member (function, "arguments"), FALSE);
-    }
-
-  /* A "done" that is not a boolean (a broken or hostile server) reads as not
-   * done: the reply then fails as cut short unless a real end follows.
-   */
-  if (sk_json_get_boolean (object, "done", &done) && done)
-    {
-      self->done = TRUE;
-      set_finish_reason (self, sk_json_get_string (object, "done_reason"));
-      if (get_int_or_double (object, "prompt_eval_count", &value))
-        {
-          self->usage.prompt_tokens = value;
-          self->usage.known = TRUE;
-        }
-      if (get_int_or_double (object, "eval_count", &value))
-        {
-          self->usage.completion_tokens = value;
-          self->usage.known = TRUE;
-        }
-    }
-
-  return TRUE;
-}
-
-static gboolean
-ollama_line (SkLlmStream  *self,
-             const char   *line,
-             gsize         length,
-             GError      **error)
-{
-  g_autoptr(JsonNode) node = NULL;
-
-  while (length > 0 && g_ascii_isspace (*line))
-    line++, length--;
-  if (length == 0)
-    return TRUE;
-
-  node = parse_json (line, length, error);
-  if (node == NULL)
-    return FALSE;
-
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                   "The server sent a line that is not a JSON object: %.200s", line);
-      return FALSE;
-    }
-
-  if (json_object_has_member (json_node_get_object (node), "error"))
-    return stream_error (node, error);
-
-  return ollama_message (self, json_node_get_object (node));
-}
-
 static gboolean
 line_too_long (SkLlmStream  *self,
                GError      **error)
@@ -856,9 +478,9 @@ dispatch_event (SkLlmStream  *self,
   if (self->have_data)
     {
       if (self->dialect == SK_LLM_PROVIDER_ANTHROPIC)
-        ret = anthropic_event (self, self->event_name, self->data->str, error);
+        ret = _sk_llm_stream_anthropic_event (self, self->event_name, self->data->str, error);
       else
-        ret = openai_event (self, self->event_name, self->data->str, error);
+        ret = _sk_llm_stream_openai_event (self, self->event_name, self->data->str, error);
     }
 
   g_string_truncate (self->data, 0);
@@ -888,12 +510,12 @@ sse_line (SkLlmStream  *self,
   /* A proxy that forwards a server's JSON error without SSE framing. */
   if (line[0] == '{')
     {
-      g_autoptr(JsonNode) node = parse_json (line, length, error);
+      g_autoptr(JsonNode) node = _sk_llm_stream_parse_json (line, length, error);
 
       if (node == NULL)
         return FALSE;
       if (JSON_NODE_HOLDS_OBJECT (node) && json_object_has_member (json_node_get_object (node), "error"))
-        return stream_error (node, error);
+        return _sk_llm_stream_stream_error (node, error);
 
       g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
                    "The server sent JSON outside of the event stream: %.200s", line);
@@ -925,7 +547,7 @@ sse_line (SkLlmStream  *self,
   else if (strcmp (field, "error") == 0)
     {
       /* llama.cpp before its fix #16109 sent errors in a field of its own. */
-      g_autoptr(JsonNode) node = parse_json (value, value_length, NULL);
+      g_autoptr(JsonNode) node = _sk_llm_stream_parse_json (value, value_length, NULL);
       g_autofree char *message = NULL;
       g_autofree char *type = NULL;
       g_autofree char *code = NULL;
@@ -960,7 +582,7 @@ process_line (SkLlmStream  *self,
   gboolean ok;
 
   if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
-    ok = ollama_line (self, line, length, error);
+    ok = _sk_llm_stream_ollama_line (self, line, length, error);
   else
     ok = sse_line (self, line, length, error);
 
@@ -1092,113 +714,6 @@ sk_llm_stream_finish (SkLlmStream  *self,
   return TRUE;
 }
 
-static gboolean
-parse_openai_complete (SkLlmStream  *self,
-                       JsonNode     *node,
-                       GError      **error)
-{
-  JsonObject *object = json_node_get_object (node);
-  JsonArray *choices = sk_json_get_array (object, "choices");
-  JsonObject *choice = NULL;
-  JsonObject *message;
-  JsonArray *tool_calls;
-
-  read_openai_usage (self, sk_json_get_object (object, "usage"));
-
-  if (choices != NULL && json_array_get_length (choices) > 0 &&
-      JSON_NODE_HOLDS_OBJECT (json_array_get_element (choices, 0)))
-    choice = json_array_get_object_element (choices, 0);
-
-  if (choice == NULL)
-    {
-      g_set_error (error, SK_LLM_ERROR, SK_LLM_ERROR_PROTOCOL,
-                   "The server's reply has no choices");
-      return FALSE;
-    }
-
-  message = sk_json_get_object (choice, "message");
-  add_reasoning (self, sk_json_get_string (message, "reasoning_content"));
-  add_reasoning (self, sk_json_get_string (message, "reasoning"));
-  add_text (self, sk_json_get_string (message, "content"));
-
-  tool_calls = sk_json_get_array (message, "tool_calls");
-  for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
-    {
-      JsonNode *item = json_array_get_element (tool_calls, i);
-      JsonObject *function;
-      PendingCall *call;
-
-      if (!JSON_NODE_HOLDS_OBJECT (item))
-        continue;
-
-      function = sk_json_get_object (json_node_get_object (item), "function");
-      call = new_call (self, -1, sk_json_get_string (json_node_get_object (item), "id"));
-      if (call == NULL)
-        break;
-      set_call_name (self, call, sk_json_get_string (function, "name"));
-      set_call_arguments_node (self, call, sk_json_get_member (function, "arguments"), FALSE);
-    }
-
-  set_finish_reason (self, sk_json_get_string (choice, "finish_reason"));
-  self->done = TRUE;
-
-  return TRUE;
-}
-
-static gboolean
-parse_anthropic_complete (SkLlmStream  *self,
-                          JsonNode     *node,
-                          GError      **error)
-{
-  JsonObject *object = json_node_get_object (node);
-  JsonArray *content = sk_json_get_array (object, "content");
-  JsonObject *usage = sk_json_get_object (object, "usage");
-  gint64 value;
-
-  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
-    {
-      JsonNode *item = json_array_get_element (content, i);
-      JsonObject *block;
-      const char *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (item))
-        continue;
-
-      block = json_node_get_object (item);
-      type = sk_json_get_string (block, "type");
-
-      if (g_strcmp0 (type, "text") == 0)
-        add_text (self, sk_json_get_string (block, "text"));
-      else if (g_strcmp0 (type, "thinking") == 0)
-        add_reasoning (self, sk_json_get_string (block, "thinking"));
-      else if (g_strcmp0 (type, "tool_use") == 0)
-        {
-          PendingCall *call = new_call (self, -1, sk_json_get_string (block, "id"));
-
-          if (call == NULL)
-            break;
-          set_call_name (self, call, sk_json_get_string (block, "name"));
-          set_call_arguments_node (self, call, sk_json_get_member (block, "input"), FALSE);
-        }
-    }
-
-  if (get_int_or_double (usage, "input_tokens", &value))
-    {
-      self->usage.prompt_tokens = value;
-      self->usage.known = TRUE;
-    }
-  if (get_int_or_double (usage, "output_tokens", &value))
-    {
-      self->usage.completion_tokens = value;
-      self->usage.known = TRUE;
-    }
-
-  set_finish_reason (self, sk_json_get_string (object, "stop_reason"));
-  self->done = TRUE;
-
-  return TRUE;
-}
-
 /**
  * sk_llm_stream_parse_complete:
  * @body: a whole reply that a server sent as one JSON document instead of a
@@ -1222,7 +737,7 @@ sk_llm_stream_parse_complete (SkLlmStream  *self,
   if (self->dialect == SK_LLM_PROVIDER_OLLAMA)
     return sk_llm_stream_feed (self, body, length, error) && sk_llm_stream_finish (self, error);
 
-  node = parse_json (body, length, error);
+  node = _sk_llm_stream_parse_json (body, length, error);
   if (node == NULL)
     return FALSE;
 
@@ -1234,14 +749,14 @@ sk_llm_stream_parse_complete (SkLlmStream  *self,
     }
 
   if (json_object_has_member (json_node_get_object (node), "error"))
-    return stream_error (node, error);
+    return _sk_llm_stream_stream_error (node, error);
 
   if (self->dialect == SK_LLM_PROVIDER_ANTHROPIC)
     {
-      if (!parse_anthropic_complete (self, node, error))
+      if (!_sk_llm_stream_parse_anthropic_complete (self, node, error))
         return FALSE;
     }
-  else if (!parse_openai_complete (self, node, error))
+  else if (!_sk_llm_stream_parse_openai_complete (self, node, error))
     return FALSE;
 
   return take_limit_error (self, error);
