@@ -149,11 +149,25 @@ guint     sk_test_env_uint        (const char  *name,
 
 gboolean  sk_test_timeout_cb      (gpointer     user_data);
 
-/* Runs the main loop until @cond holds or @msec pass, then asserts @cond. */
+/* A build with AddressSanitizer runs several times slower, so its waits are
+ * longer; they only bound how long a failing test takes to report. */
+#if defined (__SANITIZE_ADDRESS__)
+# define SK_TEST_WAIT_SCALE 5
+#elif defined (__has_feature)
+# if __has_feature (address_sanitizer)
+#  define SK_TEST_WAIT_SCALE 5
+# endif
+#endif
+#ifndef SK_TEST_WAIT_SCALE
+# define SK_TEST_WAIT_SCALE 1
+#endif
+
+/* Runs the main loop until @cond holds or @msec pass (longer in a sanitised
+ * build), then asserts @cond. */
 #define SK_TEST_WAIT_UNTIL(cond, msec) \
   G_STMT_START { \
     gboolean timed_out_ = FALSE; \
-    guint id_ = g_timeout_add ((msec), sk_test_timeout_cb, &timed_out_); \
+    guint id_ = g_timeout_add ((msec) * SK_TEST_WAIT_SCALE, sk_test_timeout_cb, &timed_out_); \
     while (!(cond) && !timed_out_) \
       g_main_context_iteration (NULL, TRUE); \
     if (!timed_out_) \

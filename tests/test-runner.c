@@ -1656,8 +1656,9 @@ test_links (void)
   text = sk_test_read_text (outside, "target.txt");
   g_assert_cmpstr (text, ==, "keep me\n");
   g_clear_pointer (&text, g_free);
-  g_assert_false (g_file_test (workflow_path (wf, "logs/.skele/stdout.log"),
-                               G_FILE_TEST_IS_SYMLINK));
+  g_clear_pointer (&link, g_free);
+  link = workflow_path (wf, "logs/.skele/stdout.log");
+  g_assert_false (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
   text = sk_test_read_text (wf->folder, "logs/.skele/stdout.log");
   g_assert_cmpstr (text, ==, "printed\n");
   g_clear_pointer (&text, g_free);

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Builds Skele-Code in build-san/ with AddressSanitizer and UndefinedBehaviorSanitizer
+# (development, debug build) and runs the test suite under Xvfb with leak checking.
+# The last line printed is always "N passed, N failed, N skipped".
+# Set CI=true to build with --werror.
+#
+# Left out, because nothing of ours runs in them or they cannot run here:
+# - the "data" suite: validators of the desktop file, metainfo, schemas, help and
+#   translations (desktop-file-validate, appstreamcli, Python scripts); the normal
+#   suite runs them.
+# - test-window-e2e: it drives the real window with xdotool and needs the whole
+#   display to itself; its waits are tuned for an unsanitised window.
+#
+# Leaks that system libraries keep for themselves are listed, each with its reason,
+# in tests/lsan.supp. A leak whose allocation is ours is fixed, never listed there.
+
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+exec < /dev/null
+
+build_dir="build-san"
+testlog="${build_dir}/meson-logs/testlog.json"
+testlog_wrapped="${build_dir}/meson-logs/testlog-xvfb-run.json"
+
+summary() {
+  echo "$1 passed, $2 failed, $3 skipped"
+}
+
+bash build-aux/install-deps.sh \
+  || echo "run-sanitizers: installing dependencies failed; trying to build anyway" >&2
+
+# b_lundef=false: the sanitizers' runtime is linked into programs, not into the
+# static libraries, which meson would otherwise refuse to link with --no-undefined.
+setup_args=(-Ddevelopment=true -Dbuildtype=debug
+            -Db_sanitize=address,undefined -Db_lundef=false)
+case "${CI:-}" in
+  "" | false | 0) setup_args+=(-Dwerror=false) ;;
+  *) setup_args+=(--werror) ;;
+esac
+if [[ -f "${build_dir}/meson-private/coredata.dat" ]]; then
+  setup_args+=(--reconfigure)
+fi
+
+if ! meson setup "${build_dir}" "${setup_args[@]}"; then
+  echo "run-sanitizers: meson setup failed" >&2
+  summary 0 0 0
+  exit 1
+fi
+if ! meson compile -C "${build_dir}"; then
+  echo "run-sanitizers: build failed" >&2
+  summary 0 0 0
+  exit 1
+fi
+
+# Any report fails the test that made it. fast_unwind_on_malloc=0 follows
+# allocation stacks through the system libraries, which are built without frame
+# pointers, so that the suppressions can match their frames; 16 frames reach the
+# deepest of them and cost much less time than the default 30.
+# G_SLICE=always-malloc lets the sanitizers see GLib's slice allocations.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=16"
+export LSAN_OPTIONS="suppressions=${PWD}/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export G_SLICE="always-malloc"
+# test-faults kills skele at random moments; a few rounds are enough to run its
+# code paths under the sanitizers, and each sanitised round takes seconds.
+export SKELE_FAULT_ROUNDS="${SKELE_FAULT_ROUNDS:-5}"
+
+tests=()
+while read -r line; do
+  case "${line}" in
+    *" / "*) ;;
+    *) continue ;;
+  esac
+  case "${line}" in
+    *":data / "* | *" / test-window-e2e") continue ;;
+  esac
+  tests+=("${line##* / }")
+done < <(meson test -C "${build_dir}" --no-rebuild --list 2> /dev/null)
+
+if [[ ${#tests[@]} -eq 0 ]]; then
+  echo "run-sanitizers: no test to run" >&2
+  summary 0 0 0
+  exit 1
+fi
+
+# Meson names the log after the wrapper, when there is one.
+rm -f "${testlog}" "${testlog_wrapped}"
+# The sanitised programs run several times slower than the normal build.
+test_cmd=(meson test -C "${build_dir}" --no-rebuild --print-errorlogs --num-processes 2
+          --timeout-multiplier 3 "${tests[@]}")
+# Each test gets an X server of its own: on a shared one, a window test may
+# still be fetching another test's text selection from it when it exits, and
+# GDK's X11 transfer in flight is then reported as a leak.
+test_status=0
+if command -v xvfb-run > /dev/null; then
+  "${test_cmd[@]}" --wrapper "xvfb-run -a -s '-screen 0 1280x800x24'" || test_status=$?
+  testlog="${testlog_wrapped}"
+else
+  echo "run-sanitizers: xvfb-run not found; running without a virtual display" >&2
+  "${test_cmd[@]}" || test_status=$?
+fi
+
+# Count the results: OK and EXPECTEDFAIL pass; FAIL, UNEXPECTEDPASS, TIMEOUT and
+# ERROR fail; SKIP is skipped. testlog.json holds one JSON object per line.
+counts="0 0 0"
+if [[ -f "${testlog}" ]]; then
+  if [[ -x /usr/bin/python3 ]]; then
+    counts="$(/usr/bin/python3 - "${testlog}" << 'EOF'
+import json
+import sys
+
+passed = failed = skipped = 0
+with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
+    for line in log:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            result = json.loads(line).get("result")
+        except (ValueError, AttributeError):
+            continue
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result in ("FAIL", "UNEXPECTEDPASS", "TIMEOUT", "ERROR"):
+            failed += 1
+        elif result == "SKIP":
+            skipped += 1
+print(passed, failed, skipped)
+EOF
+)"
+  else
+    counts="$({ grep -o '"result": *"[A-Z]*"' "${testlog}" || true; } | awk -F'"' '
+      $4 == "OK" || $4 == "EXPECTEDFAIL" { p++ }
+      $4 == "FAIL" || $4 == "UNEXPECTEDPASS" || $4 == "TIMEOUT" || $4 == "ERROR" { f++ }
+      $4 == "SKIP" { s++ }
+      END { print p + 0, f + 0, s + 0 }')"
+  fi
+fi
+read -r passed failed skipped <<< "${counts}"
+
+status=0
+if [[ "${test_status}" -ne 0 ]]; then
+  echo "run-sanitizers: meson test exited with status ${test_status}" >&2
+  status=1
+fi
+if [[ "${failed}" -gt 0 ]]; then
+  status=1
+fi
+if [[ $((passed + failed + skipped)) -eq 0 ]]; then
+  echo "run-sanitizers: no test ran" >&2
+  status=1
+fi
+
+summary "${passed}" "${failed}" "${skipped}"
+exit "${status}"
