@@ -103,21 +103,4 @@ else
   "${test_cmd[@]}" || test_status=$?
 fi
 
-counts="$(bash build-aux/count-tests.sh "${testlog}" || echo "0 0 0")"
-read -r passed failed skipped <<< "${counts}"
-
-status=0
-if [[ "${test_status}" -ne 0 ]]; then
-  echo "run-sanitizers: meson test exited with status ${test_status}" >&2
-  status=1
-fi
-if [[ "${failed}" -gt 0 ]]; then
-  status=1
-fi
-if [[ $((passed + failed + skipped)) -eq 0 ]]; then
-  echo "run-sanitizers: no test ran" >&2
-  status=1
-fi
-
-summary "${passed}" "${failed}" "${skipped}"
-exit "${status}"
+exec bash build-aux/report-tests.sh run-sanitizers "${testlog}" "${test_status}"

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# Counts the results in a meson testlog.json: prints "PASSED FAILED SKIPPED".
-# OK and EXPECTEDFAIL pass; FAIL, UNEXPECTEDPASS, TIMEOUT and ERROR fail;
-# SKIP is skipped. The file holds one JSON object per line; a missing file
-# counts nothing. Shared by run-tests.sh and run-sanitizers.sh.
+# Ends a test run: counts the results in meson's testlog.json and prints the
+# closing line "N passed, N failed, N skipped", then exits 0 only when meson
+# test succeeded, nothing failed and something ran. OK and EXPECTEDFAIL pass;
+# FAIL, UNEXPECTEDPASS, TIMEOUT and ERROR fail; SKIP is skipped. The file
+# holds one JSON object per line; a missing file counts nothing.
+# Usage: report-tests.sh NAME TESTLOG MESON_TEST_STATUS
+# Shared by run-tests.sh and run-sanitizers.sh.
 
-set -euo pipefail
+set -uo pipefail
 
-testlog="${1:?usage: count-tests.sh TESTLOG}"
+name="${1:?usage: report-tests.sh NAME TESTLOG MESON_TEST_STATUS}"
+testlog="${2:?usage: report-tests.sh NAME TESTLOG MESON_TEST_STATUS}"
+test_status="${3:-1}"
 
 counts="0 0 0"
 if [[ -f "${testlog}" ]]; then
@@ -44,4 +49,20 @@ EOF
       END { print p + 0, f + 0, s + 0 }')"
   fi
 fi
-echo "${counts}"
+read -r passed failed skipped <<< "${counts}"
+
+status=0
+if [[ "${test_status}" -ne 0 ]]; then
+  echo "${name}: meson test exited with status ${test_status}" >&2
+  status=1
+fi
+if [[ "${failed}" -gt 0 ]]; then
+  status=1
+fi
+if [[ $((passed + failed + skipped)) -eq 0 ]]; then
+  echo "${name}: no test ran" >&2
+  status=1
+fi
+
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+exit "${status}"
