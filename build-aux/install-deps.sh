@@ -9,6 +9,12 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+# gcc brings the runtimes of its sanitizers (libasan, libubsan) for
+# build-aux/run-sanitizers.sh. clang and libclang-rt-dev, the runtime of clang's
+# sanitizers and of libFuzzer (libclang_rt.fuzzer; on Debian 12 it is in
+# libclang-rt-14-dev, which clang only recommends), build the fuzz targets.
+# gnome-keyring, libsecret-tools and dbus give the keyring tests a Secret
+# Service of their own.
 debian_packages=(
   libgtk-4-dev
   libgtk-4-bin
@@ -24,6 +30,8 @@ debian_packages=(
   pkg-config
   gcc
   libc6-dev
+  clang
+  libclang-rt-dev
   gettext
   desktop-file-utils
   appstream
@@ -37,6 +45,9 @@ debian_packages=(
   python3-matplotlib
   snakemake
   bubblewrap
+  gnome-keyring
+  libsecret-tools
+  dbus
   git
   ca-certificates
 )
@@ -156,6 +167,7 @@ check_other() {
   fi
   command -v ninja > /dev/null || problems+=("ninja")
   command -v python3 > /dev/null || problems+=("python3")
+  command -v clang > /dev/null || problems+=("clang")
 
   [[ ${#problems[@]} -eq 0 ]] && return 0
 
@@ -163,8 +175,9 @@ check_other() {
   say "Skele-Code needs: GLib >= 2.74, GTK >= 4.8, libadwaita >= 1.2, json-glib >= 1.6,"
   say "libsoup >= 3.2, GtkSourceView >= 5.6, Graphviz (libgvc/libcgraph), meson >= 0.63,"
   say "ninja, pkg-config, a C compiler, gettext and Python 3; the tests also use"
-  say "xvfb-run, xdotool, ImageMagick, yelp-tools, desktop-file-utils, appstream and"
-  say "flatpak-builder."
+  say "xvfb-run, xdotool, ImageMagick, yelp-tools, desktop-file-utils, appstream,"
+  say "flatpak-builder, gnome-keyring, secret-tool and dbus-run-session, and the"
+  say "sanitizer and fuzz runs need GCC's and clang's sanitizer runtimes and libFuzzer."
   say "not found or too old: ${problems[*]}"
   say "continuing; the build will tell whether anything essential is missing."
   return 0

@@ -2,73 +2,84 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Builds the libFuzzer targets of tests/fuzz/ with clang, ASan and UBSan in
-# build-fuzz/, and runs each for SECONDS (default 60), one after another.
+# build-fuzz/, and runs each for SECONDS (default 60) as a test of meson's
+# "fuzz" suite, as many at a time as meson runs tests (MESON_TESTTHREADS,
+# by default one per core).
 #
 #   build-aux/run-fuzzers.sh [SECONDS] [TARGET...]
 #
 # TARGET is a name such as fuzz-project; without one, every target runs.
 # Each target grows a working corpus in build-fuzz/tests/fuzz/corpus/TARGET,
 # seeded from tests/fuzz/corpus/ and tests/fuzz/regressions/; a crash, leak
-# or sanitizer report is written to build-fuzz/tests/fuzz/artifacts/.
-# Prints the executions of each target; exits 1 if any target found a fault.
+# or sanitizer report fails its test, and the input that caused it is written
+# to build-fuzz/tests/fuzz/artifacts/ (the test's output names it).
+# Prints the executions of each target; the last line printed is always
+# "N passed, N failed, N skipped". A missing clang or fuzzer runtime is a
+# failure, not a skip. Set CI=true to build with --werror.
 
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 exec < /dev/null
 
+build_dir="build-fuzz"
+out_dir="${build_dir}/tests/fuzz"
+testlog="${build_dir}/meson-logs/testlog.json"
+
+# A run that stops before its tests must not leave an older run's results
+# to be counted.
+rm -f "${testlog}"
+
+fail() {
+  echo "run-fuzzers: $*" >&2
+  exec bash build-aux/report-tests.sh run-fuzzers "${testlog}" 1
+}
+
 seconds="${1:-60}"
 shift || true
+if ! [[ "${seconds}" =~ ^[1-9][0-9]*$ ]]; then
+  fail "SECONDS must be a whole number of seconds, not '${seconds}'"
+fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz-project fuzz-llm-stream fuzz-prompt-template fuzz-text-calls)
 fi
 
-build_dir="build-fuzz"
-out_dir="${build_dir}/tests/fuzz"
-
-if [[ ! -f "${build_dir}/meson-private/coredata.dat" ]]; then
-  CC=clang meson setup "${build_dir}" \
-    -Dfuzzing=true \
-    -Db_sanitize=address,undefined \
-    -Db_lundef=false \
-    -Dc_args=-fsanitize=fuzzer-no-link
+# run-tests.sh has already installed what is missing.
+if [[ -z "${SKELE_DEPS_CHECKED:-}" ]]; then
+  bash build-aux/install-deps.sh \
+    || echo "run-fuzzers: installing dependencies failed; trying to build anyway" >&2
 fi
-ninja -C "${build_dir}" "${targets[@]/#/tests/fuzz/}"
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}"
+if ! command -v clang > /dev/null; then
+  fail "clang is not installed, so the fuzz targets cannot be built; install clang and its fuzzer runtime (on Debian: apt-get install clang libclang-rt-dev)"
+fi
 
-failed=0
+setup_args=(-Dfuzzing=true "-Db_sanitize=address,undefined" -Db_lundef=false
+            -Dc_args=-fsanitize=fuzzer-no-link)
+case "${CI:-}" in
+  "" | false | 0) setup_args+=(-Dwerror=false) ;;
+  *) setup_args+=(--werror) ;;
+esac
+if [[ -f "${build_dir}/meson-private/coredata.dat" ]]; then
+  setup_args+=(--reconfigure)
+fi
+
+if ! CC=clang meson setup "${build_dir}" "${setup_args[@]}"; then
+  fail "meson setup failed; the fuzz targets need clang and its fuzzer runtime (on Debian: apt-get install clang libclang-rt-dev)"
+fi
+if ! ninja -C "${build_dir}" "${targets[@]/#/tests/fuzz/}"; then
+  fail "building the fuzz targets failed"
+fi
+
+test_status=0
+SKELE_FUZZ_SECONDS="${seconds}" \
+  meson test -C "${build_dir}" --no-rebuild --print-errorlogs --suite fuzz "${targets[@]}" \
+  || test_status=$?
+
 for target in "${targets[@]}"; do
-  name="${target#fuzz-}"
-  corpus="${out_dir}/corpus/${target}"
-  artifacts="${out_dir}/artifacts"
-  log="${out_dir}/${target}.log"
-
-  mkdir -p "${corpus}" "${artifacts}"
-  cp -n tests/fuzz/corpus/"${name}"/* "${corpus}/" 2>/dev/null || true
-  cp -n tests/fuzz/regressions/"${name}"/* "${corpus}/" 2>/dev/null || true
-
-  echo "run-fuzzers: ${target} for ${seconds} s"
-  status=0
-  "${out_dir}/${target}" "${corpus}" \
-    -max_total_time="${seconds}" \
-    -rss_limit_mb=2048 \
-    -timeout=30 \
-    -print_final_stats=1 \
-    -artifact_prefix="${artifacts}/${target}-" \
-    > "${log}" 2>&1 || status=$?
-
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "${log}" | grep -o '[0-9]*$' || echo "?")
-  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "${log}" | grep -o '[0-9]*$' || echo "?")
-  echo "run-fuzzers: ${target}: ${runs} executions, ${speed}/s, corpus $(ls "${corpus}" | wc -l) inputs"
-
-  if [[ ${status} -ne 0 ]]; then
-    failed=1
-    echo "run-fuzzers: ${target} FOUND A FAULT (exit ${status}); see ${log}:" >&2
-    grep -E 'ERROR|SUMMARY|Test unit written' "${log}" | head -20 >&2 || true
-  fi
+  grep -h "^${target}: .* executions" "${out_dir}/${target}.log" 2> /dev/null \
+    || echo "${target}: did not run"
 done
 
-exit "${failed}"
+exec bash build-aux/report-tests.sh run-fuzzers "${testlog}" "${test_status}"

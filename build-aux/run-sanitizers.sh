@@ -3,8 +3,8 @@
 #
 # Builds Skele-Code in build-san/ with AddressSanitizer and UndefinedBehaviorSanitizer
 # (development, debug build) and runs the test suite under Xvfb with leak checking.
-# The last line printed is always "N passed, N failed, N skipped".
-# Set CI=true to build with --werror.
+# The last line printed is always "N passed, N failed, N skipped"; a build
+# that fails counts as one failure. Set CI=true to build with --werror.
 #
 # Left out, because nothing of ours runs in them or they cannot run here:
 # - the "data" suite: validators of the desktop file, metainfo, schemas, help and
@@ -25,17 +25,25 @@ build_dir="build-san"
 testlog="${build_dir}/meson-logs/testlog.json"
 testlog_wrapped="${build_dir}/meson-logs/testlog-xvfb-run.json"
 
-summary() {
-  echo "$1 passed, $2 failed, $3 skipped"
+# A run that stops before its tests must not leave an older run's results
+# to be counted. Meson names the log after the wrapper, when there is one.
+rm -f "${testlog}" "${testlog_wrapped}"
+
+fail() {
+  echo "run-sanitizers: $*" >&2
+  exec bash build-aux/report-tests.sh run-sanitizers "${testlog_wrapped}" 1
 }
 
-bash build-aux/install-deps.sh \
-  || echo "run-sanitizers: installing dependencies failed; trying to build anyway" >&2
+# run-tests.sh has already installed what is missing.
+if [[ -z "${SKELE_DEPS_CHECKED:-}" ]]; then
+  bash build-aux/install-deps.sh \
+    || echo "run-sanitizers: installing dependencies failed; trying to build anyway" >&2
+fi
 
 # b_lundef=false: the sanitizers' runtime is linked into programs, not into the
 # static libraries, which meson would otherwise refuse to link with --no-undefined.
 setup_args=(-Ddevelopment=true -Dbuildtype=debug
-            -Db_sanitize=address,undefined -Db_lundef=false)
+            "-Db_sanitize=address,undefined" -Db_lundef=false)
 case "${CI:-}" in
   "" | false | 0) setup_args+=(-Dwerror=false) ;;
   *) setup_args+=(--werror) ;;
@@ -45,14 +53,10 @@ if [[ -f "${build_dir}/meson-private/coredata.dat" ]]; then
 fi
 
 if ! meson setup "${build_dir}" "${setup_args[@]}"; then
-  echo "run-sanitizers: meson setup failed" >&2
-  summary 0 0 0
-  exit 1
+  fail "meson setup failed"
 fi
 if ! meson compile -C "${build_dir}"; then
-  echo "run-sanitizers: build failed" >&2
-  summary 0 0 0
-  exit 1
+  fail "build failed"
 fi
 
 # Any report fails the test that made it. fast_unwind_on_malloc=0 follows
@@ -81,13 +85,9 @@ while read -r line; do
 done < <(meson test -C "${build_dir}" --no-rebuild --list 2> /dev/null)
 
 if [[ ${#tests[@]} -eq 0 ]]; then
-  echo "run-sanitizers: no test to run" >&2
-  summary 0 0 0
-  exit 1
+  fail "no test to run"
 fi
 
-# Meson names the log after the wrapper, when there is one.
-rm -f "${testlog}" "${testlog_wrapped}"
 # The sanitised programs run several times slower than the normal build.
 test_cmd=(meson test -C "${build_dir}" --no-rebuild --print-errorlogs --num-processes 2
           --timeout-multiplier 3 "${tests[@]}")
