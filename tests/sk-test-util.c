@@ -124,44 +124,111 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* Every test script appends its key to runs.log in the workflow folder.
- * Returns the keys written since the last call, sorted (the order of
+/* The journals of every step folder below @folder that hold @name. */
+static GPtrArray *
+find_notes (const char *folder,
+            const char *name)
+{
+  g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  const char *key;
+
+  while (dir != NULL && (key = g_dir_read_name (dir)) != NULL)
+    {
+      char *path = sk_test_note_path (folder, key, name);
+
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        g_ptr_array_add (paths, path);
+      else
+        g_free (path);
+    }
+
+  return paths;
+}
+
+/* Every test script appends its key to its journal runs.log. Returns the
+ * keys written in any step folder since the last call, sorted (the order of
  * parallel steps varies) and separated by spaces.
  */
 char *
 sk_test_take_runs (const char *folder)
 {
-  g_autofree char *path = g_build_filename (folder, "runs.log", NULL);
-  g_autofree char *contents = sk_test_read_text (folder, "runs.log");
-  g_auto(GStrv) lines = NULL;
-  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr(GPtrArray) paths = find_notes (folder, "runs.log");
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
 
-  if (contents == NULL)
-    return g_strdup ("");
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      g_autofree char *contents = NULL;
+      g_auto(GStrv) lines = NULL;
 
-  g_unlink (path);
-  lines = g_strsplit (g_strstrip (contents), "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add (keys, lines[i]);
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      g_unlink (path);
+      lines = g_strsplit (contents, "\n", -1);
+      for (guint j = 0; lines[j] != NULL; j++)
+        if (lines[j][0] != '\0')
+          g_ptr_array_add (keys, g_strdup (lines[j]));
+    }
   g_ptr_array_sort (keys, compare_strings);
   g_ptr_array_add (keys, NULL);
 
   return g_strjoinv (" ", (char **) keys->pdata);
 }
 
-/* Reads "START END" from the file KEY.times that a sleeping step wrote. */
+/**
+ * sk_test_note_path:
+ * @folder: a workflow folder
+ * @key: a step's key
+ * @name: a journal's name, as the step gave it to note()
+ *
+ * Returns: (transfer full): where the journal @name of the step @key is
+ */
+char *
+sk_test_note_path (const char *folder,
+                   const char *key,
+                   const char *name)
+{
+  return g_build_filename (folder, key, SK_TEST_JOURNAL, name, NULL);
+}
+
+/**
+ * sk_test_read_note:
+ * @folder: a workflow folder
+ * @name: a journal's name, as a step gave it to note()
+ *
+ * Returns: (transfer full) (nullable): the journal @name, found in any
+ *   step folder, or %NULL when no step wrote it; several steps writing the
+ *   same one are a mistake of the test
+ */
+char *
+sk_test_read_note (const char *folder,
+                   const char *name)
+{
+  g_autoptr(GPtrArray) paths = find_notes (folder, name);
+  char *contents = NULL;
+
+  if (paths->len == 0)
+    return NULL;
+  if (paths->len > 1)
+    g_error ("More than one step wrote the journal “%s”.", name);
+
+  g_assert_true (g_file_get_contents (g_ptr_array_index (paths, 0), &contents, NULL, NULL));
+  return contents;
+}
+
+/* Reads "START END" from the journal KEY.times that a sleeping step wrote. */
 void
 sk_test_read_interval (const char *folder,
                        const char *key,
                        double     *start,
                        double     *end)
 {
-  g_autofree char *relative = g_strconcat (key, ".times", NULL);
-  g_autofree char *text = sk_test_read_text (folder, relative);
+  g_autofree char *name = g_strconcat (key, ".times", NULL);
+  g_autofree char *path = sk_test_note_path (folder, key, name);
+  g_autofree char *text = NULL;
   char *rest;
 
-  g_assert_nonnull (text);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   *start = g_ascii_strtod (text, &rest);
   *end = g_ascii_strtod (rest, NULL);
   g_assert_cmpfloat (*end, >, *start);
@@ -238,6 +305,146 @@ sk_test_process_gone (pid_t pid)
     }
 
   return FALSE;
+}
+
+/* Whether @path is @folder or inside it. */
+static gboolean
+is_within (const char *path,
+           const char *folder)
+{
+  gsize length = strlen (folder);
+
+  return strncmp (path, folder, length) == 0 && (path[length] == '\0' || path[length] == '/');
+}
+
+/* The arguments of the process @pid, or %NULL when it is gone or not ours
+ * to look at.
+ */
+static GStrv
+process_arguments (const char *pid)
+{
+  g_autofree char *path = g_build_filename ("/proc", pid, "cmdline", NULL);
+  g_autofree char *contents = NULL;
+  GPtrArray *arguments;
+  gsize length;
+
+  if (!g_file_get_contents (path, &contents, &length, NULL))
+    return NULL;
+
+  arguments = g_ptr_array_new ();
+  for (gsize at = 0; at < length; at += strlen (contents + at) + 1)
+    g_ptr_array_add (arguments, g_strdup (contents + at));
+  g_ptr_array_add (arguments, NULL);
+
+  return (GStrv) g_ptr_array_free (arguments, FALSE);
+}
+
+/* Lists the live processes, other than this one, that work in @folder or
+ * name it among their arguments; @tag, when given, must be one of their
+ * arguments too. A process in a sandbox is found as well: bubblewrap shows
+ * a step its folder at the same path, so the link to its working folder
+ * reads the same from outside, and its pid there is its pid here.
+ */
+static GArray *
+find_processes (const char *folder,
+                const char *tag)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  g_autofree char *real = realpath (folder, NULL);
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  const char *name;
+
+  g_assert_nonnull (proc);
+  if (real == NULL)
+    real = g_strdup (folder);
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *cwd_link = NULL;
+      g_autofree char *cwd = NULL;
+      g_auto(GStrv) arguments = NULL;
+      gboolean found = FALSE;
+      gboolean tagged = tag == NULL;
+      char *end;
+      pid_t pid = (pid_t) g_ascii_strtoll (name, &end, 10);
+
+      if (*end != '\0' || pid <= 0 || pid == getpid () || is_zombie (pid))
+        continue;
+
+      cwd_link = g_build_filename ("/proc", name, "cwd", NULL);
+      cwd = g_file_read_link (cwd_link, NULL);
+      found = cwd != NULL && (is_within (cwd, folder) || is_within (cwd, real));
+
+      arguments = process_arguments (name);
+      for (guint i = 0; arguments != NULL && arguments[i] != NULL; i++)
+        {
+          found = found || strstr (arguments[i], folder) != NULL || strstr (arguments[i], real) != NULL;
+          tagged = tagged || g_str_equal (arguments[i], tag);
+        }
+
+      if (found && tagged)
+        g_array_append_val (pids, pid);
+    }
+
+  return pids;
+}
+
+/**
+ * sk_test_processes_gone_in:
+ * @folder: a workflow folder
+ *
+ * Waits up to five seconds for every process that works in @folder, or
+ * names it among its arguments, to end: the steps' processes, whose
+ * process ids the tests cannot learn from a sandboxed step, and what they
+ * started with the template's sleeper(), which carries @folder in its
+ * arguments wherever it goes. Those left over are listed in the test's log.
+ *
+ * Returns: whether none is left
+ */
+gboolean
+sk_test_processes_gone_in (const char *folder)
+{
+  g_autoptr(GArray) pids = NULL;
+
+  for (guint i = 0; i < 250; i++)
+    {
+      g_clear_pointer (&pids, g_array_unref);
+      pids = find_processes (folder, NULL);
+      if (pids->len == 0)
+        return TRUE;
+      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+    }
+
+  for (guint i = 0; i < pids->len; i++)
+    {
+      g_autofree char *pid = g_strdup_printf ("%d", (int) g_array_index (pids, pid_t, i));
+      g_auto(GStrv) arguments = process_arguments (pid);
+      g_autofree char *line = arguments != NULL ? g_strjoinv (" ", arguments) : NULL;
+
+      g_test_message ("Process %s is left in %s: %.300s", pid, folder, line != NULL ? line : "?");
+    }
+
+  return FALSE;
+}
+
+/**
+ * sk_test_find_process:
+ * @folder: a workflow folder
+ * @tag: one of the process's arguments, as given to the template's
+ *   sleeper()
+ *
+ * Finds a process that a step started, by its arguments, as the step
+ * cannot tell its process id from inside a sandbox.
+ *
+ * Returns: the process's id here, or 0 when there is none
+ */
+pid_t
+sk_test_find_process (const char *folder,
+                      const char *tag)
+{
+  g_autoptr(GArray) pids = find_processes (folder, tag);
+
+  return pids->len > 0 ? g_array_index (pids, pid_t, 0) : 0;
 }
 
 /* Returns the absolute path of the interpreter that `python3` from PATH

@@ -29,18 +29,30 @@ gboolean  sk_test_exists          (const char  *folder,
                                    const char  *relative);
 
 /* A step script that follows the node contract, for sk_test_write_script().
- * It appends its key to runs.log in the workflow folder (see
- * sk_test_take_runs()), starts KEY_summary.txt with "task KEY" and keeps
- * what its priors gave in state["local"]["priors"]. @PRE@ is added to the
- * end of preprocess() and may return False; @COMPUTE@ is the whole body of
- * compute(). Both are indented by four spaces, and may call report(LINE) to
- * add to the summary, note(NAME, TEXT) to append to a file in the workflow
- * folder and describe(PRIORS) for "KEY=VALUE" of every prior's "value".
+ * It appends its key to the journal runs.log (see sk_test_take_runs()),
+ * starts KEY_summary.txt with "task KEY" and keeps what its priors gave in
+ * state["local"]["priors"]. @PRE@ is added to the end of preprocess() and
+ * may return False; @COMPUTE@ is the whole body of compute(). Both are
+ * indented by four spaces, and may call report(LINE) to add to the summary,
+ * note(NAME, TEXT) to append a line to the journal NAME (see
+ * sk_test_read_note()), describe(PRIORS) for "KEY=VALUE" of every prior's
+ * "value", and sleeper(SECONDS, TAG) to start a process that sleeps and
+ * carries the workflow folder and TAG in its arguments (see
+ * sk_test_processes_gone_in() and sk_test_find_process()).
+ *
+ * A step may write only in its own folder when it runs in a sandbox, so
+ * its journals are kept there, in the runner's bookkeeping folder
+ * (SK_TEST_JOURNAL), which is never among the step's outputs. For the same
+ * reason a test does not learn a step's process id from the step: in a
+ * sandbox, os.getpid() counts in a PID namespace of its own.
  *
  * A test that adds to preprocess() builds its own template from the parts:
  * SK_TEST_SCRIPT_HEAD, SK_TEST_SCRIPT_PREPROCESS, its lines, then
  * SK_TEST_SCRIPT_TAIL.
  */
+/* Where in a step's folder the template's scripts keep their journals. */
+#define SK_TEST_JOURNAL ".skele/journal"
+
 #define SK_TEST_SCRIPT_TEMPLATE \
   SK_TEST_SCRIPT_HEAD SK_TEST_SCRIPT_PREPROCESS SK_TEST_SCRIPT_TAIL
 
@@ -63,9 +75,21 @@ gboolean  sk_test_exists          (const char  *folder,
   "        f.write(line + \"\\n\")\n" \
   "\n" \
   "\n" \
+  "def journal(name):\n" \
+  "    folder = os.path.join(FOLDER, \"" SK_TEST_JOURNAL "\")\n" \
+  "    os.makedirs(folder, exist_ok=True)\n" \
+  "    return os.path.join(folder, name)\n" \
+  "\n" \
+  "\n" \
   "def note(name, text):\n" \
-  "    with open(os.path.join(WORKFLOW, name), \"a\") as f:\n" \
+  "    with open(journal(name), \"a\") as f:\n" \
   "        f.write(text + \"\\n\")\n" \
+  "\n" \
+  "\n" \
+  "def sleeper(seconds, tag, **options):\n" \
+  "    return subprocess.Popen([sys.executable, \"-c\",\n" \
+  "                             \"import sys, time; time.sleep(float(sys.argv[1]))\",\n" \
+  "                             str(seconds), WORKFLOW, tag], **options)\n" \
   "\n" \
   "\n" \
   "def describe(priors):\n" \
@@ -94,11 +118,12 @@ gboolean  sk_test_exists          (const char  *folder,
   "        pickle.dump(state[\"output\"], f)\n"
 
 /* The body of compute() for a step that hangs until it is stopped: it
- * writes its process id to KEY.pid in the workflow folder, then sleeps for
- * a minute.
+ * notes in the journal KEY.started that it started (its process id, which
+ * means something on the host only without a sandbox), then sleeps for a
+ * minute.
  */
 #define SK_TEST_HANG \
-  "    note(KEY + \".pid\", str(os.getpid()))\n" \
+  "    note(KEY + \".started\", str(os.getpid()))\n" \
   "    time.sleep(60)\n" \
   "    state[\"output\"] = {\"task_status\": \"success\"}"
 
@@ -115,16 +140,22 @@ void      sk_test_write_script    (const char  *folder,
                                    const char  *pre,
                                    const char  *compute);
 char     *sk_test_take_runs       (const char  *folder);
+char     *sk_test_note_path       (const char  *folder,
+                                   const char  *key,
+                                   const char  *name);
+char     *sk_test_read_note       (const char  *folder,
+                                   const char  *name);
 
 /* The body of compute() for a step that sleeps for a second and writes when
- * it started and ended to KEY.times, for sk_test_read_interval(). The
- * script must define KEY, WORKFLOW and state, and import os and time.
+ * it started and ended to its journal KEY.times, for
+ * sk_test_read_interval(). The script must define journal(), KEY and
+ * state, and import time.
  */
 #define SK_TEST_SLEEP_ONE_SECOND \
   "    start = time.time()\n" \
   "    time.sleep(1)\n" \
   "    end = time.time()\n" \
-  "    with open(os.path.join(WORKFLOW, KEY + \".times\"), \"w\") as f:\n" \
+  "    with open(journal(KEY + \".times\"), \"w\") as f:\n" \
   "        f.write(repr(start) + \" \" + repr(end))\n" \
   "    state[\"output\"] = {\"task_status\": \"success\"}"
 
@@ -139,6 +170,9 @@ JsonObject *sk_test_parse_object  (const char  *text);
 void      sk_test_assert_contains (const char  *haystack,
                                    const char  *needle);
 gboolean  sk_test_process_gone    (pid_t        pid);
+gboolean  sk_test_processes_gone_in (const char  *folder);
+pid_t     sk_test_find_process    (const char  *folder,
+                                   const char  *tag);
 char     *sk_test_find_python     (void);
 
 double    sk_test_median          (double      *values,

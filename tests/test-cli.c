@@ -539,9 +539,8 @@ test_interrupt (void)
   g_autoptr(GDataInputStream) stderr_lines = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) err = g_string_new (NULL);
-  g_autofree char *pid_text = NULL;
+  g_autofree char *started_note = sk_test_note_path (dir, "sleeper", "sleeper.started");
   char *line;
-  pid_t pid;
 
   write_process (dir, "1 sleeper\n2 after 1");
   write_script (dir, "sleeper", NULL, SK_TEST_HANG);
@@ -566,12 +565,9 @@ test_interrupt (void)
   sk_test_assert_contains (err->str, "Running “sleeper”");
 
   /* Wait until the script sleeps, so that there is a process to stop. */
-  for (guint i = 0; i < 500 && !sk_test_exists (dir, "sleeper.pid"); i++)
+  for (guint i = 0; i < 500 && !g_file_test (started_note, G_FILE_TEST_EXISTS); i++)
     g_usleep (10 * G_TIME_SPAN_MILLISECOND);
-  pid_text = sk_test_read_text (dir, "sleeper.pid");
-  g_assert_nonnull (pid_text);
-  pid = (pid_t) g_ascii_strtoll (pid_text, NULL, 10);
-  g_assert_cmpint (pid, >, 1);
+  g_assert_true (g_file_test (started_note, G_FILE_TEST_EXISTS));
 
   g_subprocess_send_signal (process, SIGINT);
 
@@ -589,7 +585,7 @@ test_interrupt (void)
   sk_test_assert_contains (err->str, "Stopping the run");
   sk_test_assert_contains (err->str, "“sleeper” was stopped");
   sk_test_assert_contains (err->str, "“after” was stopped");
-  g_assert_true (sk_test_process_gone (pid));
+  g_assert_true (sk_test_processes_gone_in (dir));
   assert_runs (dir, "sleeper");
 
   sk_test_remove_tree (dir);
@@ -900,9 +896,7 @@ static void
 test_timeout (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_autofree char *pid_text = NULL;
   g_auto(Result) result = { 0 };
-  pid_t pid;
 
   write_process (dir, "1 hang\n2 free");
   write_script (dir, "hang", NULL, SK_TEST_HANG);
@@ -914,10 +908,8 @@ test_timeout (void)
   sk_test_assert_contains (result.err, "longer than 1 second");
   sk_test_assert_contains (result.err, "1 succeeded, 1 failed");
 
-  pid_text = sk_test_read_text (dir, "hang.pid");
-  g_assert_nonnull (pid_text);
-  pid = (pid_t) g_ascii_strtoll (pid_text, NULL, 10);
-  g_assert_true (sk_test_process_gone (pid));
+  g_assert_true (sk_test_exists (dir, "hang/" SK_TEST_JOURNAL "/hang.started"));
+  g_assert_true (sk_test_processes_gone_in (dir));
 
   sk_test_remove_tree (dir);
 }

@@ -124,6 +124,7 @@ test_kill_run (void)
       g_usleep (delay_ms * 1000);
       g_subprocess_force_exit (process);
       wait_status (process);
+      g_assert_true (sk_test_processes_gone_in (dir));
 
       assert_loads (dir, CHAIN_LENGTH);
 

@@ -320,6 +320,61 @@ test_input_attach_history (Fixture       *fixture,
   dismiss (window, cell);
 }
 
+/* The step's access beyond the sandbox: shown, changed from the cell as
+ * one undo step each, and written into the step's "skele" member. */
+static void
+test_input_permissions (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  GtkWidget *cell = sk_input_cell_new ();
+  g_autoptr(SkHistory) history = sk_history_new (fixture->project);
+  g_autoptr(JsonObject) saved = NULL;
+  g_auto(GStrv) reads = NULL;
+  GtkSwitch *network_switch;
+  AdwExpanderRow *access_row;
+  GtkWidget *window;
+  JsonObject *skele;
+
+  g_object_set (cell,
+                "project", fixture->project,
+                "node", fixture->b,
+                "history", history,
+                NULL);
+  window = present (cell);
+  network_switch = child (cell, "network_switch");
+  access_row = child (cell, "access_row");
+
+  g_assert_false (gtk_switch_get_active (network_switch));
+  g_assert_cmpstr (adw_expander_row_get_subtitle (access_row), ==, "Only this workflow, no network");
+
+  gtk_switch_set_active (network_switch, TRUE);
+  g_assert_true (sk_node_get_network (fixture->b));
+  g_assert_cmpstr (adw_expander_row_get_subtitle (access_row), ==, "This workflow and the network");
+  saved = sk_node_to_json (fixture->b);
+  skele = json_object_get_object_member (saved, "skele");
+  g_assert_true (json_object_get_boolean_member (skele, "network"));
+
+  /* A folder granted from elsewhere (the JSON editor, a file) shows. */
+  sk_node_set_permissions (fixture->b, TRUE, SK_TEST_STRV ("/srv/data"));
+  g_assert_cmpstr (adw_expander_row_get_subtitle (access_row), ==,
+                   "This workflow, 1 more folder and the network");
+
+  /* Each change is undone on its own. */
+  g_assert_true (sk_history_undo (history));
+  reads = sk_node_get_read_paths (fixture->b);
+  g_assert_cmpuint (g_strv_length (reads), ==, 0);
+  g_assert_true (sk_node_get_network (fixture->b));
+  g_assert_true (sk_history_undo (history));
+  g_assert_false (sk_node_get_network (fixture->b));
+  g_assert_false (gtk_switch_get_active (network_switch));
+  g_assert_true (sk_history_redo (history));
+  g_assert_true (gtk_switch_get_active (network_switch));
+
+  /* The workflow's own permission covers every step, and is changed in
+   * the workflow's settings, not here. */
+  dismiss (window, cell);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -333,6 +388,7 @@ main (int   argc,
   ADD ("/cells/input/text", test_input_text);
   ADD ("/cells/input/attach", test_input_attach);
   ADD ("/cells/input/attach-history", test_input_attach_history);
+  ADD ("/cells/input/permissions", test_input_permissions);
 
 #undef ADD
 

@@ -13,6 +13,7 @@
 
 #include "sk-fake-llm.h"
 #include "sk-preferences-window.h"
+#include "sk-sandbox.h"
 #include "sk-settings.h"
 #include "sk-test-util.h"
 #include "sk-widgets.h"
@@ -55,11 +56,14 @@ test_preferences_bindings (void)
   GtkAdjustment *jobs;
   GtkAdjustment *timeout;
   AdwEntryRow *python;
+  AdwComboRow *sandbox;
   g_autofree char *chosen = NULL;
+  g_autofree char *policy = NULL;
 
   g_settings_reset (settings, "jobs");
   g_settings_reset (settings, "timeout");
   g_settings_reset (settings, "python");
+  g_settings_reset (settings, "sandbox");
 
   window = sk_preferences_window_new (settings);
   g_object_ref_sink (window);
@@ -68,6 +72,7 @@ test_preferences_bindings (void)
   jobs = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "jobs_adjustment");
   timeout = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "timeout_adjustment");
   python = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "python_row");
+  sandbox = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "step_sandbox_row");
 
   g_assert_cmpfloat (gtk_adjustment_get_value (jobs), ==, 2);
   g_assert_cmpfloat (gtk_adjustment_get_value (timeout), ==, 0);
@@ -89,6 +94,15 @@ test_preferences_bindings (void)
 
   g_settings_set_uint (settings, "timeout", 15);
   g_assert_cmpfloat (gtk_adjustment_get_value (timeout), ==, 15);
+
+  /* Steps run only in a sandbox unless the user says otherwise. */
+  g_assert_cmpuint (adw_combo_row_get_selected (sandbox), ==, SK_SANDBOX_POLICY_REQUIRED);
+  adw_combo_row_set_selected (sandbox, SK_SANDBOX_POLICY_WHEN_AVAILABLE);
+  policy = g_settings_get_string (settings, "sandbox");
+  g_assert_cmpstr (policy, ==, "when-available");
+  g_settings_set_string (settings, "sandbox", "off");
+  g_assert_cmpuint (adw_combo_row_get_selected (sandbox), ==, SK_SANDBOX_POLICY_OFF);
+  g_settings_reset (settings, "sandbox");
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_assert_finalize_object (window);

@@ -409,8 +409,9 @@ test_leftover (void)
   g_assert_true (sk_test_process_gone (parse_pid (text)));
 }
 
-/* A grandchild that left the group, and holds the output open, is out of
- * reach: the wait gives up on the output after a short grace.
+/* A grandchild that left the group, by a session of its own, and holds the
+ * output open, is still killed when the leader exits: it carries the mark
+ * of the spawn in its environment.
  */
 static void
 test_escaped_grandchild (void)
@@ -443,9 +444,55 @@ test_escaped_grandchild (void)
 
   text = sk_process_get_captured (process, SK_PROCESS_STDERR);
   pid = parse_pid (text);
-  g_assert_false (sk_test_process_gone (pid));
-  kill (pid, SIGKILL);
-  g_assert_true (sk_test_process_gone (pid));
+  if (!sk_test_process_gone (pid))
+    {
+      kill (pid, SIGKILL);
+      g_assert_not_reached ();
+    }
+}
+
+/* A daemon forks twice, and its middle process exits, so that it is
+ * re-parented away from the leader in a session of its own; it is killed
+ * all the same, and the wait does not linger for its output.
+ */
+static void
+test_daemon (void)
+{
+  g_autoptr(SkProcess) process = sk_process_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *setsid = g_find_program_in_path ("setsid");
+  g_autofree char *folder = sk_test_make_tmp_dir ("process-daemon");
+  g_autofree char *pid_path = g_build_filename (folder, "daemon.pid", NULL);
+  g_autofree char *script = NULL;
+  g_autofree char *text = NULL;
+  gboolean ok = FALSE;
+  double elapsed;
+  pid_t pid;
+
+  if (setsid == NULL)
+    {
+      g_test_skip ("setsid is not installed");
+      return;
+    }
+
+  script = g_strdup_printf ("( setsid sh -c 'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 600' & ); "
+                            "while [ ! -s %s ]; do sleep 0.05; done; cat %s",
+                            pid_path, pid_path, pid_path, pid_path, pid_path);
+  g_assert_true (sk_process_spawn (process, SK_TEST_STRV ("/bin/sh", "-c", script), &error));
+  elapsed = wait_for (process, NULL, &ok, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  g_assert_cmpfloat (elapsed, <, 10);
+
+  text = sk_process_get_captured (process, SK_PROCESS_STDOUT);
+  pid = parse_pid (text);
+  if (!sk_test_process_gone (pid))
+    {
+      kill (pid, SIGKILL);
+      g_assert_not_reached ();
+    }
+
+  sk_test_remove_tree (folder);
 }
 
 static gboolean
@@ -615,6 +662,7 @@ main (int   argc,
   g_test_add_func ("/process/timeout-unlimited", test_timeout_unlimited);
   g_test_add_func ("/process/leftover", test_leftover);
   g_test_add_func ("/process/escaped-grandchild", test_escaped_grandchild);
+  g_test_add_func ("/process/daemon", test_daemon);
   g_test_add_func ("/process/cancel", test_cancel);
   g_test_add_func ("/process/wait-again", test_wait_again);
   g_test_add_func ("/process/dropped", test_dropped);

@@ -28,8 +28,8 @@
 static char *python_path;
 
 /* A node script that follows the contract. Every script appends its key to
- * runs.log in the workflow folder, which tells the tests which scripts ran,
- * and writes what it received from its priors into its summary.
+ * its journal runs.log, which tells the tests which scripts ran, and writes
+ * what it received from its priors into its summary.
  */
 static const char script_template[] =
   SK_TEST_SCRIPT_HEAD
@@ -185,18 +185,21 @@ state_of (Workflow   *wf,
   return sk_node_get_state (node (wf, key));
 }
 
-static pid_t
-read_pid (Workflow   *wf,
-          const char *relative)
+/* The steps run in a sandbox, as they do for users, unless SKELE_SANDBOX
+ * says otherwise, as it may where there can be none; the tests hold with
+ * and without one.
+ */
+static void
+set_sandbox_policy (SkRunner *runner)
 {
-  g_autofree char *text = sk_test_read_text (wf->folder, relative);
-  gint64 pid;
+  const char *variable = g_getenv ("SKELE_SANDBOX");
+  SkSandboxPolicy policy;
 
-  g_assert_nonnull (text);
-  pid = g_ascii_strtoll (text, NULL, 10);
-  g_assert_cmpint (pid, >, 1);
+  if (variable == NULL || variable[0] == '\0')
+    return;
 
-  return (pid_t) pid;
+  g_assert_true (sk_sandbox_policy_from_string (variable, &policy));
+  sk_runner_set_sandbox_policy (runner, policy);
 }
 
 static SkRunner *
@@ -205,6 +208,7 @@ new_runner (void)
   SkRunner *runner = sk_runner_new ();
 
   sk_runner_set_python (runner, python_path);
+  set_sandbox_policy (runner);
   return runner;
 }
 
@@ -379,6 +383,7 @@ test_success (void)
 
   /* The default interpreter, python3 from PATH, runs this one. */
   g_assert_null (sk_runner_get_python (runner));
+  set_sandbox_policy (runner);
 
   sk_node_set_input_files (workflow_add (wf, "1", "make chart", NULL), inputs);
   workflow_add (wf, "2", "use chart", "1");
@@ -584,7 +589,6 @@ test_timeout (void)
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
   SkNode *hang;
-  pid_t pid;
 
   workflow_add (wf, "1", "hang", NULL);
   workflow_save (wf);
@@ -600,8 +604,8 @@ test_timeout (void)
   assert_states (&outcome, "hang", "queued running failed");
   sk_test_assert_contains (sk_node_get_error_text (hang), "longer than 1 second");
 
-  pid = read_pid (wf, "hang.pid");
-  g_assert_true (sk_test_process_gone (pid));
+  g_assert_true (sk_test_exists (wf->folder, "hang/" SK_TEST_JOURNAL "/hang.started"));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
 }
 
 /* A limit too long for a GLib timeout is no limit, not an immediate one. */
@@ -633,14 +637,12 @@ test_timeout_child (void)
   g_autoptr(Workflow) wf = workflow_new ();
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
-  pid_t pid, child;
 
   workflow_add (wf, "1", "spawner", NULL);
   workflow_save (wf);
   write_script (wf, "spawner", NULL,
-                "    child = subprocess.Popen([\"sleep\", \"60\"])\n"
-                "    note(KEY + \".child\", str(child.pid))\n"
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                "    child = sleeper(60, \"child\")\n"
+                "    note(\"started\", KEY)\n"
                 "    child.wait()\n"
                 "    state[\"output\"] = {\"task_status\": \"success\"}");
 
@@ -650,10 +652,9 @@ test_timeout_child (void)
   g_assert_cmpint (state_of (wf, "spawner"), ==, SK_NODE_STATE_FAILED);
   sk_test_assert_contains (sk_node_get_error_text (node (wf, "spawner")), "longer than");
 
-  pid = read_pid (wf, "spawner.pid");
-  child = read_pid (wf, "spawner.child");
-  g_assert_true (sk_test_process_gone (pid));
-  g_assert_true (sk_test_process_gone (child));
+  /* Neither the step nor its child is left. */
+  g_assert_nonnull (sk_test_read_note (wf->folder, "started"));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
 }
 
 /* A process that a successful script leaves running is part of its node:
@@ -666,13 +667,12 @@ test_leftover_process (void)
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
   g_autofree char *child_file = NULL;
-  pid_t child;
 
   workflow_add (wf, "1", "spawner", NULL);
   workflow_save (wf);
   write_script (wf, "spawner", NULL,
-                "    child = subprocess.Popen([\"sleep\", \"60\"])\n"
-                "    note(KEY + \".child\", str(child.pid))\n"
+                "    sleeper(60, \"child\")\n"
+                "    note(\"child\", KEY)\n"
                 DEFAULT_COMPUTE);
 
   /* Without the timeout, a runner that waits for the child would hang. */
@@ -682,18 +682,18 @@ test_leftover_process (void)
   g_assert_cmpint (state_of (wf, "spawner"), ==, SK_NODE_STATE_SUCCEEDED);
   g_assert_null (sk_node_get_error_text (node (wf, "spawner")));
 
-  child = read_pid (wf, "spawner.child");
-  g_assert_true (sk_test_process_gone (child));
+  g_assert_nonnull (sk_test_read_note (wf->folder, "child"));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
 
   /* Nor does it outlive the in-memory worker. */
-  child_file = workflow_path (wf, "spawner.child");
+  child_file = sk_test_note_path (wf->folder, "spawner", "child");
   g_unlink (child_file);
   sk_runner_set_in_memory (runner, TRUE);
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
-  child = read_pid (wf, "spawner.child");
-  g_assert_true (sk_test_process_gone (child));
+  g_assert_nonnull (sk_test_read_note (wf->folder, "child"));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
 }
 
 static void
@@ -704,7 +704,6 @@ test_cancel (void)
   g_autoptr(GError) error = NULL;
   g_auto(Outcome) outcome = { 0 };
   g_autofree char *runs = NULL;
-  pid_t pid;
 
   workflow_add (wf, "1", "quick", NULL);
   workflow_add (wf, "2", "sleeper", "1");
@@ -718,7 +717,7 @@ test_cancel (void)
   write_script (wf, "last", NULL, NULL);
 
   outcome.cancel = g_cancellable_new ();
-  outcome.cancel_when = workflow_path (wf, "sleeper.pid");
+  outcome.cancel_when = sk_test_note_path (wf->folder, "sleeper", "sleeper.started");
   outcome.cancel_delay_ms = 500;
 
   g_assert_false (run_workflow (runner, wf, NULL, &outcome));
@@ -734,8 +733,7 @@ test_cancel (void)
   assert_states (&outcome, "last", "queued cancelled");
   sk_test_assert_contains (sk_node_get_error_text (node (wf, "sleeper")), "stopped");
 
-  pid = read_pid (wf, "sleeper.pid");
-  g_assert_true (sk_test_process_gone (pid));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
 
   runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "quick sleeper");
@@ -1170,54 +1168,77 @@ test_in_memory_failure (void)
   g_free (runs);
 }
 
+/* Notes in the journal KEY.interpreter which interpreter runs the step:
+ * its process id would not tell, as every sandbox counts from 1 again.
+ */
+#define NOTE_INTERPRETER \
+  "    import builtins\n" \
+  "    if not hasattr(builtins, \"sk_test_interpreter\"):\n" \
+  "        builtins.sk_test_interpreter = os.urandom(8).hex()\n" \
+  "    note(KEY + \".interpreter\", builtins.sk_test_interpreter)\n"
+
+/* @data is whether the run goes without a sandbox. */
 static void
-test_in_memory_timeout (void)
+test_in_memory_timeout (gconstpointer data)
 {
   g_autoptr(Workflow) wf = workflow_new ();
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
-  pid_t worker, later;
+  g_autofree char *worker = NULL;
+  g_autofree char *later = NULL;
+
+  if (GPOINTER_TO_INT (data))
+    sk_runner_set_sandbox_policy (runner, SK_SANDBOX_POLICY_OFF);
 
   workflow_add (wf, "1", "hang", NULL);
   workflow_add (wf, "2", "later", NULL);
   workflow_save (wf);
   write_script (wf, "hang", NULL,
+                NOTE_INTERPRETER
                 SK_TEST_HANG);
   write_script (wf, "later", NULL,
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
+                NOTE_INTERPRETER
                 DEFAULT_COMPUTE);
 
   sk_runner_set_in_memory (runner, TRUE);
   sk_runner_set_timeout (runner, 1);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+
+  /* The interruption is SIGINT to the worker's process group, in which
+   * bubblewrap itself is: bubblewrap must ignore it, so that the worker
+   * survives in the sandbox too. */
   assert_stats (&outcome.stats, 1, 1, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "hang"), ==, SK_NODE_STATE_FAILED);
   sk_test_assert_contains (sk_node_get_error_text (node (wf, "hang")), "longer than");
   g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_SUCCEEDED);
 
   /* The same worker ran both: it survived the interruption. */
-  worker = read_pid (wf, "hang.pid");
-  later = read_pid (wf, "later.pid");
-  g_assert_cmpint (worker, ==, later);
-  g_assert_true (sk_test_process_gone (worker));
+  worker = sk_test_read_note (wf->folder, "hang.interpreter");
+  later = sk_test_read_note (wf->folder, "later.interpreter");
+  g_assert_nonnull (worker);
+  g_assert_cmpstr (worker, ==, later);
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
 }
 
-/* Node code that swallows the interruption is stopped with the worker. */
+/* Node code that swallows the interruption is stopped with the worker.
+ * @data is whether the run goes without a sandbox.
+ */
 static void
-test_in_memory_stubborn (void)
+test_in_memory_stubborn (gconstpointer data)
 {
   g_autoptr(Workflow) wf = workflow_new ();
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
   g_autofree char *interrupted = NULL;
   g_autofree char *runs = NULL;
-  pid_t worker;
+
+  if (GPOINTER_TO_INT (data))
+    sk_runner_set_sandbox_policy (runner, SK_SANDBOX_POLICY_OFF);
 
   workflow_add (wf, "1", "stubborn", NULL);
   workflow_add (wf, "2", "later", NULL);
   workflow_save (wf);
   write_script (wf, "stubborn", NULL,
-                "    note(KEY + \".pid\", str(os.getpid()))\n"
                 "    while True:\n"
                 "        try:\n"
                 "            time.sleep(60)\n"
@@ -1236,13 +1257,13 @@ test_in_memory_stubborn (void)
   g_assert_cmpint (state_of (wf, "later"), ==, SK_NODE_STATE_CANCELLED);
   sk_test_assert_contains (sk_node_get_error_text (node (wf, "later")), "worker");
 
-  /* The worker was asked first, then stopped. */
-  interrupted = sk_test_read_text (wf->folder, "interrupted");
-  sk_test_assert_contains (interrupted, "stubborn");
-  worker = read_pid (wf, "stubborn.pid");
-  g_assert_true (sk_test_process_gone (worker));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
   runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "stubborn");
+
+  /* The worker was asked first, then stopped. */
+  interrupted = sk_test_read_note (wf->folder, "interrupted");
+  sk_test_assert_contains (interrupted, "stubborn");
 }
 
 static void
@@ -1252,7 +1273,6 @@ test_in_memory_cancel (void)
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
   g_autofree char *runs = NULL;
-  pid_t worker;
 
   workflow_add (wf, "1", "first", NULL);
   workflow_add (wf, "2", "sleeper", "1");
@@ -1266,7 +1286,7 @@ test_in_memory_cancel (void)
   write_script (wf, "other", NULL, NULL);
 
   outcome.cancel = g_cancellable_new ();
-  outcome.cancel_when = workflow_path (wf, "sleeper.pid");
+  outcome.cancel_when = sk_test_note_path (wf->folder, "sleeper", "sleeper.started");
   outcome.cancel_delay_ms = 500;
 
   sk_runner_set_in_memory (runner, TRUE);
@@ -1280,8 +1300,7 @@ test_in_memory_cancel (void)
   assert_states (&outcome, "sleeper", "queued running cancelled");
   assert_states (&outcome, "last", "queued cancelled");
 
-  worker = read_pid (wf, "sleeper.pid");
-  g_assert_true (sk_test_process_gone (worker));
+  g_assert_true (sk_test_processes_gone_in (wf->folder));
   runs = sk_test_take_runs (wf->folder);
   g_assert_cmpstr (runs, ==, "first other sleeper");
 }
@@ -1380,21 +1399,28 @@ test_stdin (void)
 }
 
 /* A process that left the step's process group, holding its output open,
- * is not waited for: the step finishes and the process is left alone.
+ * is not waited for: the step finishes, and the process does not outlive
+ * it. A sandbox ends with everything in it; without one, the runner finds
+ * the process by the mark in its environment. @data is whether the run
+ * goes without a sandbox.
  */
 static void
-test_detached_process (void)
+test_detached_process (gconstpointer data)
 {
   g_autoptr(Workflow) wf = workflow_new ();
   g_autoptr(SkRunner) runner = new_runner ();
   g_auto(Outcome) outcome = { 0 };
+  gboolean gone;
   pid_t child;
+
+  if (GPOINTER_TO_INT (data))
+    sk_runner_set_sandbox_policy (runner, SK_SANDBOX_POLICY_OFF);
 
   workflow_add (wf, "1", "daemon", NULL);
   workflow_save (wf);
   write_script (wf, "daemon", NULL,
-                "    child = subprocess.Popen([\"sleep\", \"30\"], start_new_session=True)\n"
-                "    note(KEY + \".child\", str(child.pid))\n"
+                "    sleeper(30, \"daemon\", start_new_session=True)\n"
+                "    note(\"daemon\", KEY)\n"
                 DEFAULT_COMPUTE);
 
   /* A runner that waited for the open output would reach this timeout. */
@@ -1402,10 +1428,13 @@ test_detached_process (void)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "daemon"), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_nonnull (sk_test_read_note (wf->folder, "daemon"));
 
-  child = read_pid (wf, "daemon.child");
-  g_assert_false (sk_test_process_gone (child));
-  kill (child, SIGKILL);
+  gone = sk_test_processes_gone_in (wf->folder);
+  child = sk_test_find_process (wf->folder, "daemon");
+  if (child > 0)
+    kill (child, SIGKILL);
+  g_assert_true (gone);
 }
 
 static void
@@ -1416,6 +1445,7 @@ test_cycle (void)
   g_autoptr(SkProject) loaded = NULL;
   g_autoptr(GError) error = NULL;
   g_auto(Outcome) outcome = { 0 };
+  g_autofree char *runs = NULL;
 
   sk_test_write_text (wf->folder, "process.json",
                       "{\"process_name\": \"circle\", \"nodes\": {"
@@ -1433,7 +1463,8 @@ test_cycle (void)
   g_assert_false (run_workflow (runner, wf, NULL, &outcome));
   g_assert_error (outcome.error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_CYCLE);
   g_assert_cmpuint (outcome.events->len, ==, 0);
-  g_assert_false (sk_test_exists (wf->folder, "runs.log"));
+  runs = sk_test_take_runs (wf->folder);
+  g_assert_cmpstr (runs, ==, "");
 }
 
 /* A pickle that is not the one the step's record vouches for, cut short or
@@ -1525,7 +1556,7 @@ test_record_withdrawn (void)
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
   g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
 
-  log = sk_test_read_text (wf->folder, "record.log");
+  log = sk_test_read_note (wf->folder, "record.log");
   g_assert_cmpstr (log, ==, "False\nFalse\nFalse\n");
 }
 
@@ -1715,13 +1746,22 @@ main (int   argc,
   g_test_add_func ("/runner/in-memory/chain", test_in_memory);
   g_test_add_func ("/runner/in-memory/not-reused", test_in_memory_not_reused);
   g_test_add_func ("/runner/in-memory/failure", test_in_memory_failure);
-  g_test_add_func ("/runner/in-memory/timeout", test_in_memory_timeout);
-  g_test_add_func ("/runner/in-memory/stubborn", test_in_memory_stubborn);
+  g_test_add_data_func ("/runner/in-memory/timeout/default", GINT_TO_POINTER (FALSE),
+                        test_in_memory_timeout);
+  g_test_add_data_func ("/runner/in-memory/timeout/unsandboxed", GINT_TO_POINTER (TRUE),
+                        test_in_memory_timeout);
+  g_test_add_data_func ("/runner/in-memory/stubborn/default", GINT_TO_POINTER (FALSE),
+                        test_in_memory_stubborn);
+  g_test_add_data_func ("/runner/in-memory/stubborn/unsandboxed", GINT_TO_POINTER (TRUE),
+                        test_in_memory_stubborn);
   g_test_add_func ("/runner/in-memory/cancel", test_in_memory_cancel);
   g_test_add_func ("/runner/missing-and-broken-script", test_missing_script);
   g_test_add_func ("/runner/missing-script-record", test_missing_script_record);
   g_test_add_func ("/runner/stdin", test_stdin);
-  g_test_add_func ("/runner/detached-process", test_detached_process);
+  g_test_add_data_func ("/runner/detached-process/default", GINT_TO_POINTER (FALSE),
+                        test_detached_process);
+  g_test_add_data_func ("/runner/detached-process/unsandboxed", GINT_TO_POINTER (TRUE),
+                        test_detached_process);
   g_test_add_func ("/runner/cycle", test_cycle);
   g_test_add_func ("/runner/record/truncated-pickle", test_truncated_pickle);
   g_test_add_func ("/runner/record/withdrawn", test_record_withdrawn);

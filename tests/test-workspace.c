@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sk-llm.h"
+#include "sk-sandbox.h"
 #include "sk-settings.h"
 #include "sk-step-folder.h"
 #include "sk-test-util.h"
@@ -543,21 +544,27 @@ test_stop_keeps_finished (Fixture       *f,
   }
 }
 
+#define DELETE_PROCESS \
+  "    os.remove(os.path.join(WORKFLOW, \"process.json\"))\n" \
+  REPORT_PYTHON
+
 /* A step that deletes the workflow file does not lose the workflow: it is
- * written again after the run, and the user is told. */
+ * written again after the run, and the user is told. A sandbox would not
+ * let the step delete it, so this run goes without one. */
 static void
 test_step_deletes_process (Fixture       *f,
                            gconstpointer  data)
 {
   g_autoptr(JsonObject) process = NULL;
+  SkRunOptions options;
 
   open_workspace (f, two_steps);
-  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL,
-                        "    os.remove(os.path.join(WORKFLOW, \"process.json\"))\n"
-                        REPORT_PYTHON);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL, DELETE_PROCESS);
   sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "make_chart", NULL, REPORT_PYTHON);
 
-  run_and_wait (f, NULL, FALSE);
+  sk_run_options_init (&options);
+  options.sandbox = SK_SANDBOX_POLICY_OFF;
+  run_and_wait (f, &options, FALSE);
   g_assert_no_error (f->error);
   g_assert_cmpuint (f->report.stats.succeeded, ==, 2);
 
@@ -566,6 +573,45 @@ test_step_deletes_process (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (process, "process_name"), ==, "two steps");
   g_assert_cmpuint (f->messages->len, ==, 1);
   sk_test_assert_contains (g_ptr_array_index (f->messages, 0), "deleted process.json");
+}
+
+/* In a sandbox, the workflow folder is read-only to a step: its attempt to
+ * delete the workflow file fails the step, and the file stays as it was. */
+static void
+test_step_deletes_process_sandboxed (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autoptr(JsonObject) process = NULL;
+  SkRunOptions options;
+  SkNode *load;
+
+  if (!sk_sandbox_probe (NULL, NULL))
+    {
+      g_test_skip ("No sandbox for the steps here");
+      return;
+    }
+
+  open_workspace (f, two_steps);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "load_data", NULL, DELETE_PROCESS);
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "make_chart", NULL, REPORT_PYTHON);
+
+  sk_run_options_init (&options);
+  options.sandbox = SK_SANDBOX_POLICY_REQUIRED;
+  run_and_wait (f, &options, FALSE);
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (f->report.stats.failed, ==, 1);
+  g_assert_cmpuint (f->report.stats.succeeded, ==, 1);
+
+  load = sk_project_get_node (sk_workspace_get_project (f->workspace), "1");
+  g_assert_cmpint (sk_node_get_state (load), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_text (load), "Read-only file system");
+  sk_test_assert_contains (sk_node_get_error_text (load), "process.json");
+
+  /* The file was never gone, so there was nothing to tell. */
+  process = read_process (f);
+  g_assert_cmpstr (json_object_get_string_member (process, "process_name"), ==, "two steps");
+  for (guint i = 0; i < f->messages->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (f->messages, i), "deleted process.json"));
 }
 
 /* Temporaries that a killed save left behind are removed when the workflow
@@ -660,6 +706,7 @@ main (int    argc,
   ADD ("/workspace/stop-and-busy", test_stop_and_busy);
   ADD ("/workspace/stop-keeps-finished", test_stop_keeps_finished);
   ADD ("/workspace/step-deletes-process", test_step_deletes_process);
+  ADD ("/workspace/step-deletes-process/sandboxed", test_step_deletes_process_sandboxed);
   ADD ("/workspace/stale-temporaries", test_stale_temporaries);
   ADD ("/workspace/save-as", test_save_as);
 

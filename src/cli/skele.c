@@ -436,9 +436,11 @@ command_run (int    argc,
   g_autofree char *to = NULL;
   g_autofree char *events = NULL;
   g_autofree char *python = NULL;
+  g_autofree char *sandbox = NULL;
   g_auto(AgentOptions) agent = { 0 };
   RunContext context = { 0 };
   SkRunOptions run_options;
+  SkSandboxPolicy sandbox_policy = SK_SANDBOX_POLICY_REQUIRED;
   gboolean no_agent = FALSE;
   gboolean force = FALSE;
   gboolean in_memory = FALSE;
@@ -466,6 +468,9 @@ command_run (int    argc,
       N_("The Python interpreter that runs the steps"), "PATH" },
     { "no-agent", 0, 0, G_OPTION_ARG_NONE, &no_agent,
       N_("Never call the coding agent: steps without code fail, failed steps are not repaired"), NULL },
+    { "sandbox", 0, 0, G_OPTION_ARG_STRING, &sandbox,
+      N_("Run steps in a sandbox: “required” (refuse to run without one), “when-available” or "
+         "“off” (default: SKELE_SANDBOX, or as in Preferences)"), "POLICY" },
     { NULL }
   };
 
@@ -492,6 +497,12 @@ command_run (int    argc,
   if ((jobs < 0 && jobs != JOBS_UNSET) || (timeout < 0 && timeout != TIMEOUT_UNSET))
     {
       g_printerr (_("skele run: --jobs and --timeout cannot be negative.\n"));
+      return EXIT_INVALID;
+    }
+
+  if (sandbox != NULL && !sk_sandbox_policy_from_string (sandbox, &sandbox_policy))
+    {
+      g_printerr (_("skele run: --sandbox is one of “required”, “when-available” or “off”.\n"));
       return EXIT_INVALID;
     }
 
@@ -532,6 +543,7 @@ command_run (int    argc,
   run_options.base_url = agent.base_url;
   run_options.model = agent.model;
   run_options.strict = TRUE;
+  run_options.sandbox = sandbox != NULL ? (int) sandbox_policy : -1;
 
   context.events = events != NULL;
 

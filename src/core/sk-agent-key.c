@@ -55,6 +55,19 @@ sk_agent_key_normalize_url (SkLlmProvider  provider,
 }
 
 static GError *
+keyring_locked_error_new (void)
+{
+  return g_error_new_literal (G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                              _("The desktop keyring is locked. Unlock it in Passwords "
+                                "and Keys, or set the environment variable "
+                                "SKELE_LLM_API_KEY to give the API key instead."));
+}
+
+/* What libsecret and D-Bus say (“Could not connect: No such file or
+ * directory”, “GDBus.Error:org.freedesktop.DBus.Error.ServiceUnknown…”)
+ * means nothing to a user, so it goes to the debug log only, and the user
+ * reads what happened and what to do. */
+static GError *
 keyring_error_new (const GError *secret_error)
 {
   if (g_error_matches (secret_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -62,11 +75,38 @@ keyring_error_new (const GError *secret_error)
 
   g_debug ("Keyring: %s", secret_error->message);
 
-  return g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
-                      _("The desktop keyring is not available (%s). Set the "
-                        "environment variable SKELE_LLM_API_KEY to give the "
-                        "API key instead."),
-                      secret_error->message);
+  if (g_error_matches (secret_error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED))
+    return keyring_locked_error_new ();
+
+  return g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED,
+                              _("The desktop keyring is not available. Start a keyring "
+                                "service such as GNOME Keyring, or set the environment "
+                                "variable SKELE_LLM_API_KEY to give the API key instead."));
+}
+
+static GHashTable *
+key_attributes_new (SkLlmProvider  provider,
+                    const char    *base_url)
+{
+  return secret_attributes_build (&key_schema,
+                                  "provider", sk_llm_provider_to_string (provider),
+                                  "base-url", base_url,
+                                  NULL);
+}
+
+/* libsecret answers “no key” for a key in a locked keyring when the keyring
+ * was not unlocked, because there is no one to ask (no display) or the user
+ * dismissed the prompt; and removing such a key does nothing. The keyring's
+ * items are listed without unlocking it to tell that apart from having no
+ * key. A keyring that cannot list them keeps the first answer. */
+static gboolean
+any_item_locked (GList *items)
+{
+  for (GList *l = items; l != NULL; l = l->next)
+    if (secret_item_get_locked (l->data))
+      return TRUE;
+
+  return FALSE;
 }
 
 /* libsecret hands out passwords in memory of its own, freed its own way. */
@@ -128,6 +168,53 @@ static void     key_request_start (GTask    *task);
 static gboolean key_request_retry (gpointer  user_data);
 
 static void
+return_no_key (GTask *task)
+{
+  KeyRequest *request = g_task_get_task_data (task);
+
+  if (request->operation == KEY_LOOKUP)
+    g_task_return_pointer (task, NULL, NULL);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+locked_search_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  GList *items;
+
+  items = secret_service_search_finish (NULL, result, &error);
+
+  if (error != NULL)
+    g_debug ("Could not tell whether the keyring is locked: %s", error->message);
+
+  if (!g_task_return_error_if_cancelled (task))
+    {
+      if (any_item_locked (items))
+        g_task_return_error (task, keyring_locked_error_new ());
+      else
+        return_no_key (task);
+    }
+
+  g_list_free_full (items, g_object_unref);
+}
+
+/* See any_item_locked(). */
+static void
+search_locked_items (GTask *task)
+{
+  KeyRequest *request = g_task_get_task_data (task);
+  g_autoptr(GHashTable) attributes = key_attributes_new (request->provider, request->base_url);
+
+  secret_service_search (NULL, &key_schema, attributes, SECRET_SEARCH_ALL,
+                         g_task_get_cancellable (task), locked_search_cb, task);
+}
+
+static void
 key_request_cb (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
@@ -135,6 +222,7 @@ key_request_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   KeyRequest *request = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
+  gboolean found_nothing = FALSE;
   char *secret = NULL;
 
   switch (request->operation)
@@ -143,11 +231,12 @@ key_request_cb (GObject      *object,
       secret_password_store_finish (result, &error);
       break;
     case KEY_LOOKUP:
-      secret = secret_password_lookup_finish (result, &error);
+      secret = take_secret (secret_password_lookup_finish (result, &error));
+      found_nothing = secret == NULL;
       break;
     case KEY_CLEAR:
       /* FALSE without an error means there was no key to remove. */
-      secret_password_clear_finish (result, &error);
+      found_nothing = !secret_password_clear_finish (result, &error);
       break;
     default:
       g_assert_not_reached ();
@@ -171,8 +260,10 @@ key_request_cb (GObject      *object,
 
   if (error != NULL)
     g_task_return_error (task, keyring_error_new (error));
+  else if (found_nothing)
+    search_locked_items (g_steal_pointer (&task));
   else if (request->operation == KEY_LOOKUP)
-    g_task_return_pointer (task, take_secret (secret), g_free);
+    g_task_return_pointer (task, secret, g_free);
   else
     g_task_return_boolean (task, TRUE);
 }
@@ -281,8 +372,12 @@ sk_agent_key_store_async (SkLlmProvider        provider,
  * @result: the result passed to the callback
  * @error: where to put an error
  *
- * Returns: whether the key was stored; if not, @error says that the keyring is
- *   not available and that `SKELE_LLM_API_KEY` can give the key instead
+ * An error's message is meant for the user: it says in plain words what
+ * happened and that `SKELE_LLM_API_KEY` can give the key instead. The error
+ * is %G_IO_ERROR_PERMISSION_DENIED when the keyring is locked, and
+ * %G_IO_ERROR_FAILED when there is no keyring to ask.
+ *
+ * Returns: whether the key was stored
  */
 gboolean
 sk_agent_key_store_finish (GAsyncResult  *result,
@@ -324,7 +419,8 @@ sk_agent_key_lookup_async (SkLlmProvider        provider,
  * @error: where to put an error
  *
  * Returns: (transfer full) (nullable): the key, or %NULL, with @error set
- *   only when the keyring could not be asked
+ *   only when the keyring could not be asked or holds the key locked away;
+ *   see sk_agent_key_store_finish() for the errors
  */
 char *
 sk_agent_key_lookup_finish (GAsyncResult  *result,
@@ -347,7 +443,8 @@ sk_agent_key_lookup_finish (GAsyncResult  *result,
  * Looks up the key kept for this server, blocking; for the command line.
  *
  * Returns: (transfer full) (nullable): the key, or %NULL, with @error set
- *   only when the keyring could not be asked
+ *   only when the keyring could not be asked or holds the key locked away;
+ *   see sk_agent_key_store_finish() for the errors
  */
 char *
 sk_agent_key_lookup_sync (SkLlmProvider   provider,
@@ -358,6 +455,7 @@ sk_agent_key_lookup_sync (SkLlmProvider   provider,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *url = NULL;
   char *secret = NULL;
+  char *key;
 
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -384,7 +482,24 @@ sk_agent_key_lookup_sync (SkLlmProvider   provider,
       return NULL;
     }
 
-  return take_secret (secret);
+  key = take_secret (secret);
+
+  if (key == NULL)
+    {
+      g_autoptr(GHashTable) attributes = key_attributes_new (provider, url);
+      GList *items;
+
+      items = secret_service_search_sync (NULL, &key_schema, attributes, SECRET_SEARCH_ALL,
+                                          cancellable, &local_error);
+      if (local_error != NULL)
+        g_debug ("Could not tell whether the keyring is locked: %s", local_error->message);
+
+      if (any_item_locked (items))
+        g_propagate_error (error, keyring_locked_error_new ());
+      g_list_free_full (items, g_object_unref);
+    }
+
+  return key;
 }
 
 /**
@@ -416,7 +531,8 @@ sk_agent_key_clear_async (SkLlmProvider        provider,
  * @result: the result passed to the callback
  * @error: where to put an error
  *
- * Returns: whether the keyring holds no key for the server any more
+ * Returns: whether the keyring holds no key for the server any more; see
+ *   sk_agent_key_store_finish() for the errors
  */
 gboolean
 sk_agent_key_clear_finish (GAsyncResult  *result,

@@ -46,6 +46,7 @@ struct _SkAgent
 
   guint           max_steps;
   char           *python;
+  char           *sandbox_python;
   SkAgentContextScope  scope;
   SkSandboxKind   sandbox;
   gboolean        allow_unsandboxed;
@@ -220,7 +221,8 @@ prompt_values (SkAgent *self)
   g_hash_table_insert (values, "input_files",
                        files != NULL ? g_strjoinv ("\n", (char **) files) : g_strdup (""));
   g_hash_table_insert (values, "task", g_strdup (sk_node_get_input_text (self->node)));
-  g_hash_table_insert (values, "python", g_strdup (self->python));
+  g_hash_table_insert (values, "python",
+                       g_strdup (self->sandbox_python != NULL ? self->sandbox_python : self->python));
   g_hash_table_insert (values, self->text_tools ? "text_tools" : "native_tools", g_strdup ("yes"));
   g_hash_table_insert (values, "max_steps", g_strdup_printf ("%u", self->max_steps));
 
@@ -761,18 +763,29 @@ sk_agent_run_async (SkAgent             *self,
   sk_agent_tools_set_allow_unsandboxed (self->tools, self->allow_unsandboxed);
   sk_agent_tools_set_allow_network (self->tools, self->allow_network);
 
-  /* An interpreter installed outside /usr must be visible in the sandbox. */
+  /* The interpreter and its libraries must be visible in the sandbox, and
+   * only they: never the home folder around an interpreter kept there. A
+   * launcher such as pyenv's shims does not work in the sandbox, so the
+   * commands are told to start the interpreter it launches.
+   */
   python_path = g_find_program_in_path (self->python);
   if (python_path != NULL)
     {
-      g_autofree char *real = realpath (python_path, NULL);
+      g_autoptr(SkSandbox) sandbox = NULL;
 
-      if (real != NULL && !g_str_has_prefix (real, "/usr/"))
+      sandbox = sk_sandbox_new_for_steps (SK_SANDBOX_POLICY_WHEN_AVAILABLE, python_path, NULL, NULL);
+      if (sandbox != NULL && sk_sandbox_is_confined (sandbox))
         {
-          g_autofree char *bin = g_path_get_dirname (real);
-          g_autofree char *prefix = g_path_get_dirname (bin);
+          g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
-          sk_agent_tools_add_read_only_path (self->tools, prefix);
+          sk_sandbox_add_python_paths (sandbox, paths);
+          for (guint i = 0; i < paths->len; i++)
+            sk_agent_tools_add_read_only_path (self->tools, g_ptr_array_index (paths, i));
+          if (!g_str_equal (sk_sandbox_get_python (sandbox), python_path))
+            {
+              g_free (self->sandbox_python);
+              self->sandbox_python = g_strdup (sk_sandbox_get_python (sandbox));
+            }
         }
     }
 
@@ -957,6 +970,7 @@ sk_agent_finalize (GObject *object)
   g_clear_object (&self->project);
   g_clear_object (&self->node);
   g_free (self->python);
+  g_free (self->sandbox_python);
   g_free (self->error_text);
   g_free (self->traceback);
   g_free (self->stderr_tail);

@@ -22,6 +22,7 @@
 #include "sk-harness.h"
 #include "sk-json.h"
 #include "sk-process.h"
+#include "sk-sandbox.h"
 #include "sk-step-folder.h"
 
 /* The harness, src/python/skele_harness.py, runs node scripts for the
@@ -307,6 +308,7 @@ struct _SkHarnessLaunch
   SkProcess  *process;
   char       *report_path;
   JsonObject *report;
+  gboolean    sandboxed;
 };
 
 G_DEFINE_FINAL_TYPE (SkHarnessLaunch, sk_harness_launch, G_TYPE_OBJECT)
@@ -336,9 +338,31 @@ sk_harness_launch_init (SkHarnessLaunch *self)
 {
 }
 
+/* Puts the interpreter in the sandbox, when there is one; the process then
+ * gets the sandbox's own environment.
+ */
+static gboolean
+spawn_python (SkProcess              *process,
+              SkSandbox              *sandbox,
+              const SkSandboxMounts  *mounts,
+              const char * const     *argv,
+              GError                **error)
+{
+  g_autoptr(GPtrArray) wrapped = NULL;
+  g_auto(GStrv) env = NULL;
+
+  wrapped = sk_sandbox_wrap_python (sandbox, mounts, argv, &env);
+  if (env != NULL)
+    sk_process_set_environ (process, (const char * const *) env);
+  set_python_environment (process);
+
+  return sk_process_spawn (process, (const char * const *) wrapped->pdata, error);
+}
+
 /**
  * sk_harness_launch_spawn:
- * @python: the path of the interpreter
+ * @sandbox: the sandbox to start the interpreter in, which also names it
+ * @mounts: what the node may see and change in the sandbox
  * @harness: the path of the harness, from sk_harness_get_path()
  * @spec: the node to run
  * @error: return location for a #GError
@@ -351,16 +375,18 @@ sk_harness_launch_init (SkHarnessLaunch *self)
  *   Python could not be started
  */
 SkHarnessLaunch *
-sk_harness_launch_spawn (const char     *python,
-                         const char     *harness,
-                         SkHarnessSpec  *spec,
-                         GError        **error)
+sk_harness_launch_spawn (SkSandbox              *sandbox,
+                         const SkSandboxMounts  *mounts,
+                         const char             *harness,
+                         SkHarnessSpec          *spec,
+                         GError                **error)
 {
   g_autoptr(SkHarnessLaunch) self = NULL;
   g_autofree char *spec_text = NULL;
   const char *argv[5];
 
-  g_return_val_if_fail (python != NULL, NULL);
+  g_return_val_if_fail (sandbox != NULL, NULL);
+  g_return_val_if_fail (mounts != NULL, NULL);
   g_return_val_if_fail (harness != NULL, NULL);
   g_return_val_if_fail (spec != NULL, NULL);
 
@@ -369,20 +395,20 @@ sk_harness_launch_spawn (const char     *python,
 
   self = g_object_new (SK_TYPE_HARNESS_LAUNCH, NULL);
   self->report_path = g_strdup (spec->report_path);
+  self->sandboxed = sk_sandbox_is_confined (sandbox);
   self->process = sk_process_new ();
-  set_python_environment (self->process);
   sk_process_set_cwd (self->process, spec->step_folder);
   sk_process_set_log_file (self->process, SK_PROCESS_STDOUT, spec->stdout_path, spec->log_limit);
   sk_process_set_log_file (self->process, SK_PROCESS_STDERR, spec->stderr_path, spec->log_limit);
   sk_process_set_capture (self->process, 0, TAIL_LIMIT);
 
-  argv[0] = python;
+  argv[0] = sk_sandbox_get_python (sandbox);
   argv[1] = harness;
   argv[2] = "run";
   argv[3] = spec_text;
   argv[4] = NULL;
 
-  if (!sk_process_spawn (self->process, argv, error))
+  if (!spawn_python (self->process, sandbox, mounts, argv, error))
     return NULL;
 
   return g_steal_pointer (&self);
@@ -520,7 +546,16 @@ sk_harness_launch_describe_end (SkHarnessLaunch *self)
 
   g_return_val_if_fail (SK_IS_HARNESS_LAUNCH (self), NULL);
 
-  if ((signum = sk_process_get_term_sig (self->process)) != 0)
+  signum = sk_process_get_term_sig (self->process);
+
+  /* Bubblewrap tells a signal that ended the program in it as an exit
+   * status of 128 and the signal's number, as shells do. */
+  if (signum == 0 && self->sandboxed && sk_process_get_if_exited (self->process) &&
+      sk_process_get_exit_status (self->process) > 128 &&
+      sk_process_get_exit_status (self->process) < 128 + 65)
+    signum = sk_process_get_exit_status (self->process) - 128;
+
+  if (signum != 0)
     return g_strdup_printf (_("Python stopped unexpectedly (signal %d) before the step could "
                               "report a result."), signum);
 
@@ -648,7 +683,8 @@ worker_read_next (SkHarnessWorker *self)
 
 /**
  * sk_harness_worker_spawn:
- * @python: the path of the interpreter
+ * @sandbox: the sandbox to start the interpreter in, which also names it
+ * @mounts: what the nodes may see and change in the sandbox
  * @harness: the path of the harness, from sk_harness_get_path()
  * @workflow_folder: the workflow's folder
  * @reply_func: called with each result the worker reports
@@ -663,7 +699,8 @@ worker_read_next (SkHarnessWorker *self)
  *   Python could not be started
  */
 SkHarnessWorker *
-sk_harness_worker_spawn (const char          *python,
+sk_harness_worker_spawn (SkSandbox             *sandbox,
+                         const SkSandboxMounts *mounts,
                          const char          *harness,
                          GFile               *workflow_folder,
                          SkHarnessReplyFunc   reply_func,
@@ -677,10 +714,12 @@ sk_harness_worker_spawn (const char          *python,
   g_autofree char *log_folder = NULL;
   g_autofree char *workflow = NULL;
   g_autofree char *fd_text = NULL;
+  SkSandboxMounts worker_mounts;
   const char *argv[5];
   int fds[2];
 
-  g_return_val_if_fail (python != NULL, NULL);
+  g_return_val_if_fail (sandbox != NULL, NULL);
+  g_return_val_if_fail (mounts != NULL, NULL);
   g_return_val_if_fail (harness != NULL, NULL);
   g_return_val_if_fail (G_IS_FILE (workflow_folder), NULL);
   g_return_val_if_fail (reply_func != NULL, NULL);
@@ -698,22 +737,29 @@ sk_harness_worker_spawn (const char          *python,
   self->reply_func = reply_func;
   self->user_data = user_data;
   self->process = sk_process_new ();
-  set_python_environment (self->process);
   sk_process_set_cwd (self->process, workflow);
   sk_process_set_stdin_pipe (self->process, TRUE);
   sk_process_set_merge_stderr (self->process, TRUE);
-  sk_process_set_log_file (self->process, SK_PROCESS_STDOUT, log_path, G_MAXUINT64);
+  /* The interruption is for the step, not for the sandbox around it. */
+  sk_process_set_ignore_interrupt (self->process, TRUE);
+  /* What the steps print through Python's streams goes into their own
+   * logs; the worker's log takes only what bypasses them (a subprocess, a
+   * write to the file descriptor), which must not fill the disk either.
+   */
+  sk_process_set_log_file (self->process, SK_PROCESS_STDOUT, log_path, 16 * 1024 * 1024);
   sk_process_set_capture (self->process, 0, 0);
   sk_process_take_fd (self->process, fds[1], WORKER_RESULTS_FD);
 
   fd_text = g_strdup_printf ("%d", WORKER_RESULTS_FD);
-  argv[0] = python;
+  worker_mounts = *mounts;
+  worker_mounts.forward_fd = WORKER_RESULTS_FD;
+  argv[0] = sk_sandbox_get_python (sandbox);
   argv[1] = harness;
   argv[2] = "worker";
   argv[3] = fd_text;
   argv[4] = NULL;
 
-  if (!sk_process_spawn (self->process, argv, error))
+  if (!spawn_python (self->process, sandbox, &worker_mounts, argv, error))
     {
       close (fds[0]);
       return NULL;

@@ -9,6 +9,8 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "sk-sandbox.h"
+
 G_BEGIN_DECLS
 
 char           *sk_harness_get_path            (GError             **error);
@@ -53,7 +55,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkHarnessSpec, sk_harness_spec_free)
 
 G_DECLARE_FINAL_TYPE (SkHarnessLaunch, sk_harness_launch, SK, HARNESS_LAUNCH, GObject)
 
-SkHarnessLaunch *sk_harness_launch_spawn       (const char          *python,
+SkHarnessLaunch *sk_harness_launch_spawn       (SkSandbox           *sandbox,
+                                                const SkSandboxMounts *mounts,
                                                 const char          *harness,
                                                 SkHarnessSpec       *spec,
                                                 GError             **error);
@@ -87,7 +90,8 @@ typedef void (*SkHarnessReplyFunc) (SkHarnessWorker *worker,
                                     JsonObject      *reply,
                                     gpointer         user_data);
 
-SkHarnessWorker *sk_harness_worker_spawn       (const char          *python,
+SkHarnessWorker *sk_harness_worker_spawn       (SkSandbox           *sandbox,
+                                                const SkSandboxMounts *mounts,
                                                 const char          *harness,
                                                 GFile               *workflow_folder,
                                                 SkHarnessReplyFunc   reply_func,

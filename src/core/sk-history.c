@@ -177,27 +177,39 @@ find_text_member (JsonObject *before,
   return NULL;
 }
 
+/* The members of "skele" that the user changes, besides the position. */
+static const char * const user_skele_members[] = { "network", "read", NULL };
+
 /* A node's undoable state: what is saved about it, less the results of its
  * last run and the "skele" members that the runner and the agent keep; of
- * "skele" only the canvas position.
+ * "skele" only the canvas position and the step's permissions.
  */
 static JsonObject *
 node_state (SkNode *node)
 {
   JsonObject *object = sk_node_to_json (node);
+  JsonObject *saved_skele = sk_json_get_object (object, "skele");
+  JsonObject *skele = json_object_new ();
   double x, y;
 
   json_object_remove_member (object, "output");
-  json_object_remove_member (object, "skele");
 
   if (sk_node_get_position (node, &x, &y))
     {
-      JsonObject *skele = json_object_new ();
-
       json_object_set_double_member (skele, "x", x);
       json_object_set_double_member (skele, "y", y);
-      json_object_set_object_member (object, "skele", skele);
     }
+  for (guint i = 0; saved_skele != NULL && user_skele_members[i] != NULL; i++)
+    if (json_object_has_member (saved_skele, user_skele_members[i]))
+      json_object_set_member (skele, user_skele_members[i],
+                              json_node_copy (json_object_get_member (saved_skele,
+                                                                      user_skele_members[i])));
+
+  json_object_remove_member (object, "skele");
+  if (json_object_get_size (skele) > 0)
+    json_object_set_object_member (object, "skele", skele);
+  else
+    json_object_unref (skele);
 
   return object;
 }
@@ -235,7 +247,8 @@ apply_node_state (SkNode     *node,
 
       for (const GList *l = skele_members; l != NULL; l = l->next)
         {
-          if (g_str_equal (l->data, "x") || g_str_equal (l->data, "y"))
+          if (g_str_equal (l->data, "x") || g_str_equal (l->data, "y") ||
+              g_strv_contains (user_skele_members, l->data))
             continue;
 
           json_object_set_member (skele, l->data,
@@ -252,10 +265,16 @@ apply_node_state (SkNode     *node,
     {
       double x = 0, y = 0;
 
-      sk_json_get_double (state_skele, "x", &x);
-      sk_json_get_double (state_skele, "y", &y);
-      json_object_set_double_member (skele, "x", x);
-      json_object_set_double_member (skele, "y", y);
+      if (sk_json_get_double (state_skele, "x", &x) && sk_json_get_double (state_skele, "y", &y))
+        {
+          json_object_set_double_member (skele, "x", x);
+          json_object_set_double_member (skele, "y", y);
+        }
+      for (guint i = 0; user_skele_members[i] != NULL; i++)
+        if (json_object_has_member (state_skele, user_skele_members[i]))
+          json_object_set_member (skele, user_skele_members[i],
+                                  json_node_copy (json_object_get_member (state_skele,
+                                                                          user_skele_members[i])));
     }
 
   if (json_object_get_size (skele) > 0)

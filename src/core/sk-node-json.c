@@ -176,6 +176,41 @@ read_object_member (JsonObject *object,
   return value;
 }
 
+
+/* The permissions a step asks for in its sandbox (see sk_node_get_network()
+ * and sk_node_get_read_paths()); a permission that cannot be read is
+ * refused rather than guessed.
+ */
+static void
+check_permissions (JsonObject *skele,
+                   GPtrArray  *problems)
+{
+  gboolean network;
+  JsonArray *read;
+
+  if (has_value (skele, "network") && !sk_json_get_boolean (skele, "network", &network))
+    add_problem (problems, _("“skele.network” must be true or false"));
+
+  if (!has_value (skele, "read"))
+    return;
+
+  read = sk_json_get_array (skele, "read");
+  for (guint i = 0; read != NULL && i < json_array_get_length (read); i++)
+    {
+      JsonNode *element = json_array_get_element (read, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          json_node_get_value_type (element) != G_TYPE_STRING ||
+          !g_path_is_absolute (json_node_get_string (element)))
+        {
+          read = NULL;
+          break;
+        }
+    }
+  if (read == NULL)
+    add_problem (problems, _("“skele.read” must be a list of absolute paths of folders or files"));
+}
+
 /*
  * Applies @object to @self leniently: values of the wrong type are reported in
  * @problems and left at their defaults, unknown members are kept.
@@ -218,6 +253,9 @@ _sk_node_load_json (SkNode     *self,
   input = read_object_member (object, "input", "input", problems);
   output = read_object_member (object, "output", "output", problems);
   skele = read_object_member (object, "skele", "skele", problems);
+
+  if (skele != NULL)
+    check_permissions (skele, problems);
 
   if (input != NULL)
     {
@@ -482,4 +520,97 @@ sk_node_add_tokens (SkNode  *self,
   json_object_set_object_member (self->skele_extra, "tokens", tokens);
 
   _sk_node_tokens_changed (self);
+}
+
+/**
+ * sk_node_get_network:
+ * @self: a #SkNode
+ *
+ * A step uses the network only where its "skele" member says
+ * `"network": true`, or where the workflow's does
+ * (sk_project_get_network()).
+ *
+ * Returns: whether the step asks to use the network
+ */
+gboolean
+sk_node_get_network (SkNode *self)
+{
+  gboolean network = FALSE;
+
+  g_return_val_if_fail (SK_IS_NODE (self), FALSE);
+
+  return sk_json_get_boolean (self->skele_extra, "network", &network) && network;
+}
+
+/**
+ * sk_node_get_read_paths:
+ * @self: a #SkNode
+ *
+ * Files and folders outside the workflow that the step may read, from its
+ * "skele" member `read`; only absolute paths count.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the paths, perhaps
+ *   none
+ */
+char **
+sk_node_get_read_paths (SkNode *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  JsonArray *read;
+
+  g_return_val_if_fail (SK_IS_NODE (self), NULL);
+
+  read = sk_json_get_array (self->skele_extra, "read");
+  for (guint i = 0; read != NULL && i < json_array_get_length (read); i++)
+    {
+      JsonNode *element = json_array_get_element (read, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) &&
+          json_node_get_value_type (element) == G_TYPE_STRING &&
+          g_path_is_absolute (json_node_get_string (element)))
+        g_strv_builder_add (builder, json_node_get_string (element));
+    }
+
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * sk_node_set_permissions:
+ * @self: a #SkNode
+ * @network: whether the step may use the network
+ * @read_paths: (nullable) (array zero-terminated=1): absolute paths of
+ *   files and folders outside the workflow that the step may read
+ *
+ * Sets what the step may do in its sandbox beyond the defaults, in its
+ * "skele" member; a permission the step does not have is left out of the
+ * file rather than written as false.
+ */
+void
+sk_node_set_permissions (SkNode             *self,
+                         gboolean            network,
+                         const char * const *read_paths)
+{
+  g_autoptr(JsonObject) before = NULL;
+
+  g_return_if_fail (SK_IS_NODE (self));
+
+  before = g_steal_pointer (&self->skele_extra);
+  self->skele_extra = json_object_new ();
+  copy_unknown_members (before, self->skele_extra, (const char * const[]) { "network", "read", NULL });
+
+  if (network)
+    json_object_set_boolean_member (self->skele_extra, "network", TRUE);
+
+  if (read_paths != NULL && read_paths[0] != NULL)
+    {
+      JsonArray *array = json_array_new ();
+
+      for (guint i = 0; read_paths[i] != NULL; i++)
+        if (g_path_is_absolute (read_paths[i]))
+          json_array_add_string_element (array, read_paths[i]);
+      json_object_set_array_member (self->skele_extra, "read", array);
+    }
+
+  if (!json_object_equal (before, self->skele_extra))
+    _sk_node_emit_changed (self);
 }

@@ -102,6 +102,11 @@ void                 sk_node_set_error         (SkNode              *self,
                                                 const char          *text,
                                                 const char          *detail);
 
+gboolean             sk_node_get_network       (SkNode              *self);
+char               **sk_node_get_read_paths    (SkNode              *self);
+void                 sk_node_set_permissions   (SkNode              *self,
+                                                gboolean             network,
+                                                const char * const  *read_paths);
 void                 sk_node_get_tokens        (SkNode              *self,
                                                 guint64             *prompt_tokens,
                                                 guint64             *completion_tokens);

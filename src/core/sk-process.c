@@ -69,12 +69,14 @@ struct _SkProcess
   GSource             *drain_source;
   GPtrArray           *waiters;
   Output               outputs[2];
+  char                *mark;
   pid_t                pgid;
   guint                pending_reads;
   int                  exited;
 
   guint                stdin_pipe : 1;
   guint                merge_stderr : 1;
+  guint                ignore_interrupt : 1;
   guint                spawned : 1;
   guint                done : 1;
   guint                timed_out : 1;
@@ -139,6 +141,7 @@ sk_process_finalize (GObject *object)
   g_clear_object (&self->subprocess);
   g_clear_object (&self->launcher);
   g_clear_pointer (&self->context, g_main_context_unref);
+  g_clear_pointer (&self->mark, g_free);
 
   G_OBJECT_CLASS (sk_process_parent_class)->finalize (object);
 }
@@ -166,8 +169,9 @@ sk_process_init (SkProcess *self)
 /* What the child's setup needs, filled in before the fork. */
 typedef struct
 {
-  int   pid_fd;
-  pid_t parent;
+  int      pid_fd;
+  pid_t    parent;
+  gboolean ignore_interrupt;
 } ChildSetup;
 
 /* Runs in the child between fork and exec, where only async-signal-safe
@@ -187,7 +191,14 @@ child_setup (gpointer user_data)
   const ChildSetup *setup = user_data;
   pid_t pid = getpid ();
 
-  setpgid (0, 0);
+  /* A session of its own, not only a process group: the step then has no
+   * controlling terminal through which it could type into the user's shell.
+   */
+  if (setsid () < 0)
+    setpgid (0, 0);
+
+  if (setup->ignore_interrupt)
+    signal (SIGINT, SIG_IGN);
 
 #ifdef __linux__
   prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -225,6 +236,111 @@ kill_group (pid_t pgid,
 {
   if (pgid > 0)
     kill (-pgid, signum);
+}
+
+/* Descendants that left the group ---------------------------------------- */
+
+/* A process can leave the group, and be re-parented away from the one that
+ * started it, by starting a session of its own (a daemon forks twice and
+ * calls setsid()); neither the group nor the process tree then reaches it.
+ * What it keeps is its environment: each spawn puts a variable of its own
+ * in the child's, every descendant inherits it unless it deliberately
+ * clears its environment, and when the leader exits the processes that
+ * carry it are killed. This needs no privilege, tells apart the processes
+ * of steps running side by side, and costs one pass over /proc.
+ */
+#define MARK_PREFIX "SKELE_PROCESS_"
+#define MARK_PASSES 10
+
+#ifdef __linux__
+static gboolean
+environ_has_entry (const char *environ_text,
+                   gsize       length,
+                   const char *entry)
+{
+  const char *end = environ_text + length;
+
+  gsize entry_length = strlen (entry);
+
+  for (const char *p = environ_text; p < end; )
+    {
+      gsize n = strnlen (p, end - p);
+
+      if (n == entry_length && memcmp (p, entry, n) == 0)
+        return TRUE;
+      p += n + 1;
+    }
+
+  return FALSE;
+}
+
+/* Kills every process carrying @entry that @killed does not hold yet, and
+ * returns how many it found.
+ */
+static guint
+kill_marked_pass (const char *entry,
+                  GHashTable *killed)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  pid_t self_pid = getpid ();
+  const char *name;
+  guint found = 0;
+
+  if (proc == NULL)
+    return 0;
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *environ_text = NULL;
+      gsize length = 0;
+      guint64 number;
+      pid_t pid;
+
+      if (!g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT, &number, NULL))
+        continue;
+      pid = (pid_t) number;
+      if (pid == self_pid || g_hash_table_contains (killed, GINT_TO_POINTER (pid)))
+        continue;
+
+      /* Another user's processes cannot be read, and cannot be ours. */
+      path = g_strdup_printf ("/proc/%d/environ", (int) pid);
+      if (!g_file_get_contents (path, &environ_text, &length, NULL))
+        continue;
+
+      if (environ_has_entry (environ_text, length, entry))
+        {
+          kill (pid, SIGKILL);
+          g_hash_table_add (killed, GINT_TO_POINTER (pid));
+          found++;
+        }
+    }
+
+  return found;
+}
+#endif
+
+/* Passes are repeated while they find something new, since a process may
+ * fork between being found and being killed.
+ */
+static void
+kill_marked (const char *mark)
+{
+#ifdef __linux__
+  g_autoptr(GHashTable) killed = NULL;
+  g_autofree char *entry = NULL;
+
+  if (mark == NULL)
+    return;
+
+  entry = g_strconcat (mark, "=1", NULL);
+  killed = g_hash_table_new (NULL, NULL);
+  for (guint pass = 0; pass < MARK_PASSES; pass++)
+    {
+      if (kill_marked_pass (entry, killed) == 0)
+        break;
+    }
+#endif
 }
 
 /* Setting up ------------------------------------------------------------- */
@@ -340,6 +456,25 @@ sk_process_set_merge_stderr (SkProcess *self,
   g_return_if_fail (self->launcher != NULL);
 
   self->merge_stderr = !!merge;
+}
+
+/**
+ * sk_process_set_ignore_interrupt:
+ * @ignore: whether the program starts with SIGINT ignored
+ *
+ * An ignored signal stays ignored across exec, so a launcher that would
+ * die of SIGINT (bubblewrap does) lets it reach a program in it that
+ * handles it itself, as the harness does; sk_process_signal() sends it to
+ * the whole group.
+ */
+void
+sk_process_set_ignore_interrupt (SkProcess *self,
+                                 gboolean   ignore)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->launcher != NULL);
+
+  self->ignore_interrupt = !!ignore;
 }
 
 /**
@@ -639,10 +774,11 @@ wait_cb (GObject      *object,
 
   /* Processes the leader started and left running would keep the output
    * pipes open, and with them the wait, until they end on their own. Those
-   * that left the group, by starting a session of their own, are not waited
-   * for beyond a short grace.
+   * that left the group are found by their mark; one that also cleared its
+   * environment is out of reach, and is not waited for beyond a short grace.
    */
   kill_group (self->pgid, SIGKILL);
+  kill_marked (self->mark);
   if (self->pending_reads > 0 && self->drain_source == NULL)
     self->drain_source = attach_timeout (self, DRAIN_GRACE_MS, drain_timeout_cb);
 
@@ -654,8 +790,9 @@ wait_cb (GObject      *object,
  * @argv: (array zero-terminated=1): the program and its arguments
  * @error: return location for a #GError
  *
- * Starts the process as the leader of a process group of its own, and
- * starts reading its output. Everything the process reports comes back in
+ * Starts the process as the leader of a process group of its own, with a
+ * variable named `SKELE_PROCESS_…` in its environment that marks its
+ * descendants, and starts reading its output. Everything the process reports comes back in
  * the thread-default main context of this call.
  *
  * Returns: %TRUE when the process started
@@ -697,7 +834,12 @@ sk_process_spawn (SkProcess           *self,
    */
   setup.pid_fd = pid_pipe[1];
   setup.parent = getpid ();
+  setup.ignore_interrupt = self->ignore_interrupt;
   g_subprocess_launcher_set_child_setup (self->launcher, child_setup, &setup, NULL);
+
+  self->mark = g_strdup_printf (MARK_PREFIX "%d_%08x%08x", (int) getpid (),
+                                g_random_int (), g_random_int ());
+  g_subprocess_launcher_setenv (self->launcher, self->mark, "1", TRUE);
 
   /* The spawn returns once the child has run its setup and exec'd. */
   self->subprocess = g_subprocess_launcher_spawnv (self->launcher, argv, error);
@@ -772,8 +914,10 @@ wait_cancelled_cb (GCancellable *cancellable,
  * @callback: called when the process has exited and its output is read
  *
  * Waits for the process to exit, and for its output to be read to the end.
- * What the process left running in its group is killed when it exits;
- * output held open by anything else is read for a short grace only.
+ * What the process left running is killed when it exits: its group, and
+ * the descendants that left the group but kept the environment variable
+ * each spawn marks them with; output held open by anything else is read
+ * for a short grace only.
  */
 void
 sk_process_wait_async (SkProcess           *self,

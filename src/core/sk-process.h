@@ -46,6 +46,8 @@ void        sk_process_set_stdin_pipe    (SkProcess           *self,
                                           gboolean             stdin_pipe);
 void        sk_process_set_merge_stderr  (SkProcess           *self,
                                           gboolean             merge);
+void        sk_process_set_ignore_interrupt (SkProcess        *self,
+                                          gboolean             ignore);
 void        sk_process_set_log_file      (SkProcess           *self,
                                           SkProcessOutput      output,
                                           const char          *path,
@@ -56,8 +58,9 @@ void        sk_process_set_capture       (SkProcess           *self,
 void        sk_process_set_timeout       (SkProcess           *self,
                                           double               seconds);
 
-/* Running: the process leads a process group of its own, so that what it
- * starts is stopped with it. */
+/* Running: the process leads a process group of its own, and marks its
+ * descendants in their environment, so that what it starts is stopped with
+ * it. */
 gboolean    sk_process_spawn             (SkProcess           *self,
                                           const char * const  *argv,
                                           GError             **error);

@@ -157,6 +157,7 @@ read_header (SkProject  *self,
   g_autoptr(GList) members = NULL;
   JsonNode *skele_node;
   JsonObject *skele;
+  gboolean network;
 
   sk_project_set_name (self, read_text_member (root, "process_name", "project name"));
   sk_project_set_description (self, read_text_member (root, "process_description",
@@ -197,6 +198,12 @@ read_header (SkProject  *self,
               if (self->python != NULL)
                 continue;
             }
+
+          if (g_str_equal (member, "network") &&
+              !sk_json_get_boolean (skele, "network", &network) &&
+              !JSON_NODE_HOLDS_NULL (json_object_get_member (skele, member)))
+            _sk_project_add_problem (self->load_problems, SK_PROBLEM_STRUCTURE, FALSE, NULL,
+                                     _("“skele.network” of the workflow must be true or false"));
 
           json_object_set_member (self->skele_extra, member,
                                   json_node_copy (json_object_get_member (skele, member)));

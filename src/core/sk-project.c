@@ -10,6 +10,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "sk-json.h"
 #include "sk-project-private.h"
 #include "sk-step-folder.h"
 
@@ -513,6 +514,24 @@ sk_project_get_python (SkProject *self)
   g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
 
   return self->python;
+}
+
+/**
+ * sk_project_get_network:
+ * @self: a #SkProject
+ *
+ * Returns: whether the workflow's "skele" settings let every step use the
+ *   network (`"network": true`); a step may also ask for it alone
+ *   (sk_node_get_network())
+ */
+gboolean
+sk_project_get_network (SkProject *self)
+{
+  gboolean network = FALSE;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
+
+  return sk_json_get_boolean (self->skele_extra, "network", &network) && network;
 }
 
 gboolean

@@ -105,6 +105,7 @@ const char         *sk_project_get_description      (SkProject          *self);
 void                sk_project_set_description      (SkProject          *self,
                                                      const char         *description);
 const char         *sk_project_get_python           (SkProject          *self);
+gboolean            sk_project_get_network          (SkProject          *self);
 gboolean            sk_project_get_modified         (SkProject          *self);
 void                sk_project_set_modified         (SkProject          *self,
                                                      gboolean            modified);

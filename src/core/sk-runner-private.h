@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sk-runner.h"
+#include "sk-sandbox.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,8 @@ struct _SkRunner
   guint    review_commands : 1;
   guint    allow_network : 1;
 
+  SkSandboxPolicy sandbox_policy;
+
   guint    in_memory : 1;
   guint    force : 1;
 };
@@ -39,6 +42,8 @@ void  _sk_runner_emit_node_state_changed (SkRunner      *self,
                                           SkNodeState    state);
 void  _sk_runner_emit_agent_progress     (SkRunner      *self,
                                           SkNode        *node,
+                                          const char    *message);
+void  _sk_runner_emit_notice             (SkRunner      *self,
                                           const char    *message);
 
 /* sk-runner-run.c */

@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -18,6 +19,7 @@
 #include "sk-json.h"
 #include "sk-run-record.h"
 #include "sk-runner-private.h"
+#include "sk-sandbox.h"
 #include "sk-step-folder.h"
 
 /* One run in progress: it schedules the nodes, lets the coding agent write
@@ -38,6 +40,8 @@ struct _NodeRun
   SkNode          *node;
   char            *folder_path;
   char            *fingerprint;
+  char            *missing_priors;
+  SkHarnessSpec   *spec;
   char            *input_problem;
   GPtrArray       *successors;
   GHashTable      *snapshot;
@@ -74,6 +78,7 @@ struct _Run
   GQueue        ready;
   char         *python;
   char         *harness;
+  SkSandbox    *sandbox;
   SkRunStats    stats;
   gint64        started;
   gulong        cancelled_id;
@@ -128,6 +133,8 @@ node_run_free (NodeRun *node_run)
   g_clear_object (&node_run->node);
   g_clear_pointer (&node_run->folder_path, g_free);
   g_clear_pointer (&node_run->fingerprint, g_free);
+  g_clear_pointer (&node_run->missing_priors, g_free);
+  g_clear_pointer (&node_run->spec, sk_harness_spec_free);
   g_clear_pointer (&node_run->input_problem, g_free);
   g_clear_pointer (&node_run->successors, g_ptr_array_unref);
   if (node_run->agent != NULL)
@@ -153,6 +160,7 @@ run_free (Run *run)
   g_clear_object (&run->runner);
   g_clear_pointer (&run->python, g_free);
   g_clear_pointer (&run->harness, g_free);
+  g_clear_pointer (&run->sandbox, sk_sandbox_unref);
   g_clear_pointer (&run->worker_failure, g_free);
   g_free (run);
 }
@@ -206,6 +214,20 @@ compose_detail (const char *traceback,
   return g_string_free (detail, FALSE);
 }
 
+/* A result made without some of the priors' outputs is not the one the
+ * step gives once they are there, though its inputs have not changed: its
+ * fingerprint says which were missing, so that it is up to date only while
+ * they still are.
+ */
+static char *
+expected_fingerprint (NodeRun *node_run)
+{
+  if (node_run->fingerprint == NULL || node_run->missing_priors == NULL)
+    return g_strdup (node_run->fingerprint);
+
+  return g_strconcat (node_run->fingerprint, " without ", node_run->missing_priors, NULL);
+}
+
 static gboolean
 write_record (NodeRun     *node_run,
               const char  *status,
@@ -213,6 +235,7 @@ write_record (NodeRun     *node_run,
               const char  *detail,
               GError     **error)
 {
+  g_autofree char *fingerprint = NULL;
   SkRunRecord record = {
     .status = status,
     .fingerprint = node_run->fingerprint,
@@ -222,6 +245,8 @@ write_record (NodeRun     *node_run,
     .detail = detail,
     .output_keys = sk_json_get_member (node_run->result, "output_keys"),
   };
+
+  record.fingerprint = fingerprint = expected_fingerprint (node_run);
 
   return sk_run_record_write (node_run->folder_path, node_run->node, &record, error);
 }
@@ -484,6 +509,17 @@ finish_node (NodeRun *node_run)
         error_text = sk_harness_launch_describe_end (node_run->launch);
       else
         error_text = g_strdup (_("The step ended without reporting a result."));
+
+      /* With the disk full, the harness cannot even write its report; the
+       * cause is in what Python said last. */
+      if (node_run->stderr_tail != NULL &&
+          strstr (node_run->stderr_tail, "No space left on device") != NULL)
+        {
+          g_autofree char *end = g_steal_pointer (&error_text);
+
+          error_text = g_strdup_printf (_("The disk is full, so the step could not write its "
+                                          "results. Free some space and run it again. %s"), end);
+        }
     }
 
   if (state == SK_NODE_STATE_FAILED)
@@ -524,6 +560,7 @@ build_spec (NodeRun *node_run)
   g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
   SkHarnessSpec *spec;
 
+  g_clear_pointer (&node_run->missing_priors, g_free);
   spec = sk_harness_spec_new (workflow_path, node_run->folder_path,
                               sk_node_get_key (node_run->node),
                               sk_runner_get_log_limit (run->runner));
@@ -558,6 +595,15 @@ build_spec (NodeRun *node_run)
         }
 
       sk_harness_spec_add_prior (spec, sk_node_get_key (prior), source);
+
+      if (source == SK_HARNESS_PRIOR_NONE)
+        {
+          g_autofree char *missing = node_run->missing_priors;
+
+          node_run->missing_priors = missing != NULL
+            ? g_strconcat (missing, " ", sk_node_get_key (prior), NULL)
+            : g_strdup (sk_node_get_key (prior));
+        }
     }
 
   return spec;
@@ -582,14 +628,56 @@ launch_done_cb (GObject      *object,
   finish_node (node_run);
 }
 
+/* What of the user's files outside the workflow a step may read: what its
+ * permissions name, and the input files it lists there.
+ */
+static void
+add_step_reads (NodeRun    *node_run,
+                const char *workflow_path,
+                GPtrArray  *read_only)
+{
+  g_auto(GStrv) reads = sk_node_get_read_paths (node_run->node);
+  const char * const *inputs = sk_node_get_input_files (node_run->node);
+  g_autofree char *workflow_real = realpath (workflow_path, NULL);
+  g_autofree char *workflow_prefix = g_strconcat (workflow_real != NULL ? workflow_real : workflow_path,
+                                                  "/", NULL);
+
+  for (guint i = 0; reads[i] != NULL; i++)
+    g_ptr_array_add (read_only, g_canonicalize_filename (reads[i], NULL));
+
+  for (guint i = 0; inputs != NULL && inputs[i] != NULL; i++)
+    {
+      g_autofree char *path = g_canonicalize_filename (inputs[i], node_run->folder_path);
+      g_autofree char *real = realpath (path, NULL);
+
+      if (real != NULL && !g_str_has_prefix (real, workflow_prefix))
+        g_ptr_array_add (read_only, g_steal_pointer (&real));
+    }
+}
+
 static gboolean
 start_isolated (NodeRun  *node_run,
                 GError  **error)
 {
   Run *run = node_run->run;
-  g_autoptr(SkHarnessSpec) spec = build_spec (node_run);
+  g_autoptr(SkHarnessSpec) spec = g_steal_pointer (&node_run->spec);
+  g_autoptr(GPtrArray) writable = g_ptr_array_new ();
+  g_autoptr(GPtrArray) read_only = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  SkSandboxMounts mounts = {
+    .workflow_dir = workflow_path,
+    .writable = writable,
+    .read_only = read_only,
+    .cwd = node_run->folder_path,
+    .network = sk_project_get_network (run->project) || sk_node_get_network (node_run->node),
+  };
 
-  node_run->launch = sk_harness_launch_spawn (run->python, run->harness, spec, error);
+  /* The step's own folder is the only one it may change. */
+  g_ptr_array_add (writable, node_run->folder_path);
+  g_ptr_array_add (read_only, g_strdup (run->harness));
+  add_step_reads (node_run, workflow_path, read_only);
+
+  node_run->launch = sk_harness_launch_spawn (run->sandbox, &mounts, run->harness, spec, error);
   if (node_run->launch == NULL)
     return FALSE;
 
@@ -664,14 +752,43 @@ start_in_memory (NodeRun  *node_run,
 
   if (run->worker == NULL)
     {
-      run->worker = sk_harness_worker_spawn (run->python, run->harness,
+      g_autoptr(GPtrArray) writable = g_ptr_array_new ();
+      g_autoptr(GPtrArray) read_only = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+      SkSandboxMounts mounts = {
+        .workflow_dir = workflow_path,
+        .writable = writable,
+        .read_only = read_only,
+        .cwd = workflow_path,
+        .network = sk_project_get_network (run->project),
+      };
+      GHashTableIter iter;
+      NodeRun *other;
+
+      /* The steps share one process, and so one sandbox: it lets each do
+       * what any of them may. Their folders are made now, as the coding
+       * agent may write the code of later ones while the worker runs.
+       */
+      g_ptr_array_add (read_only, g_strdup (run->harness));
+      g_hash_table_iter_init (&iter, run->node_runs);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+        {
+          if (!other->selected)
+            continue;
+          if (g_mkdir_with_parents (other->folder_path, 0755) == 0)
+            g_ptr_array_add (writable, other->folder_path);
+          mounts.network |= sk_node_get_network (other->node);
+          add_step_reads (other, workflow_path, read_only);
+        }
+
+      run->worker = sk_harness_worker_spawn (run->sandbox, &mounts, run->harness,
                                              sk_project_get_folder (run->project),
                                              worker_reply_cb, run, error);
       if (run->worker == NULL)
         return FALSE;
     }
 
-  spec = build_spec (node_run);
+  spec = g_steal_pointer (&node_run->spec);
   run->worker_node = node_run;
 
   if (!sk_harness_worker_send (run->worker, spec, error))
@@ -720,6 +837,7 @@ start_node (NodeRun *node_run)
   g_autoptr(GFile) script = sk_project_get_node_script (run->project, node_run->node);
   g_autoptr(JsonObject) record = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
   const char *key = sk_node_get_key (node_run->node);
   double milliseconds;
   gboolean started;
@@ -774,9 +892,15 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
+  /* Where the priors' outputs come from decides whether the last result
+   * still stands. */
+  g_clear_pointer (&node_run->spec, sk_harness_spec_free);
+  node_run->spec = build_spec (node_run);
+  expected = expected_fingerprint (node_run);
+
   record = sk_run_record_read (node_run->folder_path, key);
   if (!run->force && !node_run->upstream_changed &&
-      sk_run_record_is_usable (record, node_run->folder_path, key, node_run->fingerprint))
+      sk_run_record_is_usable (record, node_run->folder_path, key, expected))
     {
       sk_run_record_restore_outputs (record, node_run->node);
       complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
@@ -980,6 +1104,27 @@ _sk_runner_run_start (SkRunner     *self,
       g_task_return_error (task, g_steal_pointer (&error));
       g_object_unref (task);
       return;
+    }
+
+  if (!generate_only)
+    {
+      g_autofree char *warning = NULL;
+
+      run->sandbox = sk_sandbox_new_for_steps (self->sandbox_policy, run->python, &warning, &error);
+      if (run->sandbox == NULL)
+        {
+          g_task_return_new_error (task, SK_RUNNER_ERROR, SK_RUNNER_ERROR_NO_SANDBOX,
+                                   "%s", error->message);
+          g_object_unref (task);
+          return;
+        }
+      if (warning != NULL)
+        _sk_runner_emit_notice (self, warning);
+      else if (run->in_memory && sk_sandbox_is_confined (run->sandbox))
+        _sk_runner_emit_notice (self, _("In the in-memory mode the steps run in one process, and "
+                                        "so share one sandbox: each may change the folders of the "
+                                        "others that run with it. Run them one process each to "
+                                        "keep them apart."));
     }
 
   run->order = sk_project_topological_order (project, &error);

@@ -37,6 +37,7 @@ enum {
 enum {
   NODE_STATE_CHANGED,
   AGENT_PROGRESS,
+  NOTICE,
   N_SIGNALS
 };
 
@@ -57,6 +58,13 @@ _sk_runner_emit_agent_progress (SkRunner   *self,
                                 const char *message)
 {
   g_signal_emit (self, signals [AGENT_PROGRESS], 0, node, message);
+}
+
+void
+_sk_runner_emit_notice (SkRunner   *self,
+                        const char *message)
+{
+  g_signal_emit (self, signals [NOTICE], 0, message);
 }
 
 /* GObject ---------------------------------------------------------------- */
@@ -209,11 +217,26 @@ sk_runner_class_init (SkRunnerClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, SK_TYPE_NODE, G_TYPE_STRING);
+
+  /**
+   * SkRunner::notice:
+   * @message: something the user should know about the run, in plain
+   *   language, such as that its steps run without a sandbox
+   *
+   * Emitted on the main context when a run starts.
+   */
+  signals [NOTICE] =
+    g_signal_new ("notice",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
 sk_runner_init (SkRunner *self)
 {
+  self->sandbox_policy = SK_SANDBOX_POLICY_REQUIRED;
   self->log_limit = 1024 * 1024;
   self->repair_attempts = 2;
   self->agent_max_steps = SK_AGENT_DEFAULT_MAX_STEPS;
@@ -331,6 +354,40 @@ sk_runner_set_force (SkRunner *self,
       self->force = force;
       g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_FORCE]);
     }
+}
+
+/**
+ * sk_runner_get_sandbox_policy:
+ * @self: a #SkRunner
+ *
+ * Returns: whether the steps run in a sandbox; by default they must
+ */
+SkSandboxPolicy
+sk_runner_get_sandbox_policy (SkRunner *self)
+{
+  g_return_val_if_fail (SK_IS_RUNNER (self), SK_SANDBOX_POLICY_REQUIRED);
+
+  return self->sandbox_policy;
+}
+
+/**
+ * sk_runner_set_sandbox_policy:
+ * @self: a #SkRunner
+ * @policy: whether the steps must, may or must not run in a sandbox
+ *
+ * In a sandbox a step sees the workflow and may change only its own
+ * folder; the rest of the user's files and the network are hidden unless
+ * the workflow or the step allows them (sk_project_get_network(),
+ * sk_node_get_network(), sk_node_get_read_paths()).
+ */
+void
+sk_runner_set_sandbox_policy (SkRunner        *self,
+                              SkSandboxPolicy  policy)
+{
+  g_return_if_fail (SK_IS_RUNNER (self));
+  g_return_if_fail (policy <= SK_SANDBOX_POLICY_OFF);
+
+  self->sandbox_policy = policy;
 }
 
 /**

@@ -15,6 +15,7 @@
 #include "sk-agent-settings.h"
 #include "sk-llm-client.h"
 #include "sk-project.h"
+#include "sk-sandbox.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,7 @@ typedef enum
 {
   SK_RUNNER_ERROR_NO_PYTHON,
   SK_RUNNER_ERROR_WORKER,
+  SK_RUNNER_ERROR_NO_SANDBOX,
 } SkRunnerError;
 
 /**
@@ -69,6 +71,9 @@ void        sk_runner_set_force       (SkRunner             *self,
 const char *sk_runner_get_python      (SkRunner             *self);
 void        sk_runner_set_python      (SkRunner             *self,
                                        const char           *python);
+SkSandboxPolicy sk_runner_get_sandbox_policy (SkRunner       *self);
+void        sk_runner_set_sandbox_policy (SkRunner          *self,
+                                          SkSandboxPolicy    policy);
 guint64     sk_runner_get_log_limit   (SkRunner             *self);
 void        sk_runner_set_log_limit   (SkRunner             *self,
                                        guint64               bytes);

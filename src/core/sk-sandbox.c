@@ -8,12 +8,16 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
 #include "sk-agent-tools.h"
+#include "sk-json.h"
 #include "sk-sandbox.h"
 
 #define SANDBOX_HOME "/tmp/home"
@@ -83,9 +87,12 @@ bwrap_base_arguments (const char *bwrap,
   add_args (argv, bwrap, "--unshare-all", NULL);
   if (share_network)
     add_args (argv, "--share-net", NULL);
+  /* No --new-session: SkProcess already starts every program in a session
+   * of its own, and the sandboxed program has to stay in the process
+   * group that the runner signals.
+   */
   add_args (argv,
             "--die-with-parent",
-            "--new-session",
             "--cap-drop", "ALL",
             "--ro-bind", "/usr", "/usr",
             NULL);
@@ -245,7 +252,8 @@ sk_sandbox_probe (SkSandboxKind  *kind,
  * session bus address) reaches the command.
  */
 static char **
-command_environment (const char *home)
+command_environment (const char         *home,
+                     const char * const *extra_env)
 {
   g_auto(GStrv) names = g_listenv ();
   const char *path = g_getenv ("PATH");
@@ -269,6 +277,14 @@ command_environment (const char *home)
   env = g_environ_setenv (env, "PYTHONUNBUFFERED", "1", TRUE);
   env = g_environ_setenv (env, "PYTHONIOENCODING", "utf-8", TRUE);
   env = g_environ_setenv (env, "MPLBACKEND", "Agg", TRUE);
+
+  for (guint i = 0; extra_env != NULL && extra_env[i] != NULL; i++)
+    {
+      g_auto(GStrv) pair = g_strsplit (extra_env[i], "=", 2);
+
+      if (pair[0] != NULL && pair[1] != NULL)
+        env = g_environ_setenv (env, pair[0], pair[1], TRUE);
+    }
 
   return env;
 }
@@ -346,6 +362,103 @@ sk_sandbox_choose (SkSandboxKind   wanted,
 }
 
 /**
+ * sk_sandbox_wrap:
+ * @kind: the sandbox, as sk_sandbox_choose() gave it
+ * @program: the program that makes it, as sk_sandbox_choose() gave it
+ * @mounts: what the program sees
+ * @extra_env: (nullable) (array zero-terminated=1): `NAME=VALUE` pairs to
+ *   set in the program's environment
+ * @argv: (array zero-terminated=1): the program to run and its arguments
+ * @env: (out) (transfer full): the environment to run the result with
+ *
+ * The program's environment holds nothing of this program's own except
+ * where to find programs and the language, so that no secret (an API key,
+ * a session bus address) reaches it.
+ *
+ * Returns: (transfer full) (element-type filename): the %NULL-terminated
+ *   arguments that run @argv in the sandbox
+ */
+GPtrArray *
+sk_sandbox_wrap (SkSandboxKind           kind,
+                 const char             *program,
+                 const SkSandboxMounts  *mounts,
+                 const char * const     *extra_env,
+                 const char * const     *argv,
+                 char                 ***env)
+{
+  GPtrArray *result;
+
+  g_return_val_if_fail (mounts != NULL, NULL);
+  g_return_val_if_fail (mounts->workflow_dir != NULL, NULL);
+  g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
+
+  if (kind == SK_SANDBOX_BWRAP)
+    {
+      result = bwrap_base_arguments (program, mounts->network);
+      for (guint i = 0; mounts->read_only != NULL && i < mounts->read_only->len; i++)
+        {
+          const char *path = g_ptr_array_index (mounts->read_only, i);
+
+          add_args (result, "--ro-bind-try", path, path, NULL);
+        }
+      /* The writable folders are mounted over the read-only workflow, at
+       * the same paths as outside, so that paths in messages make sense.
+       */
+      add_args (result, "--ro-bind", mounts->workflow_dir, mounts->workflow_dir, NULL);
+      for (guint i = 0; mounts->writable != NULL && i < mounts->writable->len; i++)
+        {
+          const char *path = g_ptr_array_index (mounts->writable, i);
+
+          add_args (result, "--bind", path, path, NULL);
+        }
+      add_args (result, "--chdir", mounts->cwd, NULL);
+      *env = command_environment (SANDBOX_HOME, extra_env);
+    }
+  else if (kind == SK_SANDBOX_FLATPAK)
+    {
+      g_auto(GStrv) inner_env = command_environment ("/tmp", extra_env);
+
+      /* The portal turns these into `flatpak run --filesystem=` options,
+       * which mount parents before children, so the writable folders stay
+       * writable inside the read-only workflow. --watch-bus ends the
+       * program when flatpak-spawn is killed, as it cannot pass SIGKILL on.
+       */
+      result = g_ptr_array_new_with_free_func (g_free);
+      add_args (result, program, "--sandbox", "--watch-bus", "--clear-env", NULL);
+      if (!mounts->network)
+        add_args (result, "--no-network", NULL);
+      for (guint i = 0; inner_env[i] != NULL; i++)
+        g_ptr_array_add (result, g_strconcat ("--env=", inner_env[i], NULL));
+      g_ptr_array_add (result, g_strconcat ("--sandbox-expose-path-ro=", mounts->workflow_dir, NULL));
+      for (guint i = 0; mounts->writable != NULL && i < mounts->writable->len; i++)
+        g_ptr_array_add (result, g_strconcat ("--sandbox-expose-path=",
+                                              (const char *) g_ptr_array_index (mounts->writable, i),
+                                              NULL));
+      for (guint i = 0; mounts->read_only != NULL && i < mounts->read_only->len; i++)
+        g_ptr_array_add (result, g_strconcat ("--sandbox-expose-path-ro-try=",
+                                              (const char *) g_ptr_array_index (mounts->read_only, i),
+                                              NULL));
+      g_ptr_array_add (result, g_strconcat ("--directory=", mounts->cwd, NULL));
+      if (mounts->forward_fd > 2)
+        g_ptr_array_add (result, g_strdup_printf ("--forward-fd=%d", mounts->forward_fd));
+      *env = g_get_environ ();
+    }
+  else
+    {
+      const char *home = g_get_home_dir ();
+
+      result = g_ptr_array_new_with_free_func (g_free);
+      *env = command_environment (home != NULL ? home : "/", extra_env);
+    }
+
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (result, g_strdup (argv[i]));
+  g_ptr_array_add (result, NULL);
+
+  return result;
+}
+
+/**
  * sk_sandbox_command_arguments:
  * @kind: the sandbox, as sk_sandbox_choose() gave it
  * @program: the program that makes it, as sk_sandbox_choose() gave it
@@ -370,61 +483,470 @@ sk_sandbox_command_arguments (SkSandboxKind   kind,
                               const char     *command_line,
                               char         ***env)
 {
-  GPtrArray *argv;
+  g_autoptr(GPtrArray) writable = g_ptr_array_new ();
+  const char *argv[] = { "/bin/sh", "-c", command_line, NULL };
+  SkSandboxMounts mounts = {
+    .workflow_dir = workflow_dir,
+    .writable = writable,
+    .read_only = read_only_paths,
+    .cwd = node_dir,
+    .network = allow_network,
+  };
 
-  if (kind == SK_SANDBOX_BWRAP)
+  g_ptr_array_add (writable, (gpointer) node_dir);
+
+  return sk_sandbox_wrap (kind, program, &mounts, NULL, argv, env);
+}
+
+/* Policies --------------------------------------------------------------- */
+
+static const char * const policy_names[] = { "required", "when-available", "off" };
+
+/**
+ * sk_sandbox_policy_from_string:
+ * @text: `required`, `when-available` or `off`
+ * @policy: (out): the policy @text names
+ *
+ * Returns: %TRUE when @text names a policy
+ */
+gboolean
+sk_sandbox_policy_from_string (const char      *text,
+                               SkSandboxPolicy *policy)
+{
+  g_return_val_if_fail (policy != NULL, FALSE);
+
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (policy_names); i++)
+    if (g_str_equal (text, policy_names[i]))
+      {
+        *policy = (SkSandboxPolicy) i;
+        return TRUE;
+      }
+
+  return FALSE;
+}
+
+const char *
+sk_sandbox_policy_to_string (SkSandboxPolicy policy)
+{
+  g_return_val_if_fail (policy <= SK_SANDBOX_POLICY_OFF, NULL);
+
+  return policy_names[policy];
+}
+
+/* The interpreter -------------------------------------------------------- */
+
+/* Asks the interpreter where it keeps itself and its libraries, as it
+ * will see them in the sandbox: without the PYTHON* variables, which the
+ * sandbox does not pass on.
+ */
+static const char python_probe_script[] =
+  "import json, os, site, sys, sysconfig\n"
+  "paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]\n"
+  "paths += [p for p in sys.path if p]\n"
+  "if sysconfig.get_config_var('Py_ENABLE_SHARED'):\n"
+  "    libdir = sysconfig.get_config_var('LIBDIR') or ''\n"
+  "    library = sysconfig.get_config_var('LDLIBRARY') or ''\n"
+  "    if libdir and library:\n"
+  "        paths.append(os.path.join(libdir, library))\n"
+  "user_base = None\n"
+  "if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):\n"
+  "    user_base = site.getuserbase()\n"
+  "    paths.append(site.getusersitepackages())\n"
+  "print(json.dumps({'executable': sys.executable, 'paths': paths, 'user_base': user_base}))\n";
+
+typedef struct
+{
+  char      *executable;
+  GPtrArray *read_only;
+  char      *user_base;
+} PythonPaths;
+
+static void
+python_paths_free (PythonPaths *paths)
+{
+  g_free (paths->executable);
+  g_ptr_array_unref (paths->read_only);
+  g_free (paths->user_base);
+  g_free (paths);
+}
+
+static gboolean
+path_is_under (const char *path,
+               const char *folder)
+{
+  gsize length = strlen (folder);
+
+  if (g_str_equal (folder, "/"))
+    return TRUE;
+
+  return strncmp (path, folder, length) == 0 && (path[length] == '\0' || path[length] == '/');
+}
+
+/* The system's own files are visible in every sandbox already. */
+static gboolean
+path_is_visible (const char *path)
+{
+  return path_is_under (path, "/usr") || path_is_under (path, "/app");
+}
+
+/* Binding the home folder, or a folder around it, would show everything
+ * that the sandbox is there to hide; such a folder is never bound whole,
+ * only the interpreter's own files and folders in it.
+ */
+static gboolean
+path_is_too_wide (const char *path)
+{
+  const char *home = g_get_home_dir ();
+
+  if (g_str_equal (path, "/"))
+    return TRUE;
+
+  return home != NULL && path_is_under (home, path);
+}
+
+static void
+python_paths_add (GPtrArray  *read_only,
+                  const char *path)
+{
+  g_autofree char *canonical = NULL;
+  g_autofree char *real = NULL;
+  const char *candidates[2];
+
+  if (path == NULL || !g_path_is_absolute (path))
+    return;
+
+  canonical = g_canonicalize_filename (path, NULL);
+  real = realpath (canonical, NULL);
+  if (real == NULL)
+    return;
+
+  candidates[0] = canonical;
+  candidates[1] = real;
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
     {
-      argv = bwrap_base_arguments (program, allow_network);
-      for (guint i = 0; i < read_only_paths->len; i++)
+      const char *candidate = candidates[i];
+      gboolean covered = FALSE;
+
+      if (path_is_visible (candidate) || path_is_too_wide (candidate))
+        continue;
+
+      for (guint j = 0; j < read_only->len && !covered; j++)
+        covered = path_is_under (candidate, g_ptr_array_index (read_only, j));
+      if (!covered)
+        g_ptr_array_add (read_only, g_strdup (candidate));
+    }
+}
+
+static PythonPaths *
+python_paths_probe (const char  *python,
+                    GError     **error)
+{
+  const char *argv[] = { python, "-E", "-c", python_probe_script, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *output = NULL;
+  g_autofree char *errors = NULL;
+  PythonPaths *paths;
+  JsonObject *object;
+  JsonArray *array;
+  int status = 0;
+
+  if (!g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_CLOEXEC_PIPES,
+                     NULL, NULL, &output, &errors, &status, error))
+    return NULL;
+
+  if (!g_spawn_check_wait_status (status, NULL) ||
+      !json_parser_load_from_data (parser, output, -1, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      g_auto(GStrv) lines = g_strsplit (errors != NULL ? g_strstrip (errors) : "", "\n", 2);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   /* Translators: %s is the interpreter, then what it said */
+                   _("The Python interpreter “%s” did not say where its libraries are, so it "
+                     "cannot be made visible in the sandbox (%s)."),
+                   python, lines[0] != NULL && lines[0][0] != '\0' ? lines[0] : _("no answer"));
+      return NULL;
+    }
+
+  object = json_node_get_object (json_parser_get_root (parser));
+  paths = g_new0 (PythonPaths, 1);
+  paths->read_only = g_ptr_array_new_with_free_func (g_free);
+  paths->executable = g_strdup (sk_json_get_string (object, "executable"));
+  paths->user_base = g_strdup (sk_json_get_string (object, "user_base"));
+  if (paths->executable == NULL || !g_path_is_absolute (paths->executable))
+    {
+      g_free (paths->executable);
+      paths->executable = g_strdup (python);
+    }
+
+  /* The executable first, so that its own file is bound even where the
+   * folders around it are too wide to be.
+   */
+  python_paths_add (paths->read_only, paths->executable);
+  array = sk_json_get_array (object, "paths");
+  for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+        python_paths_add (paths->read_only, json_node_get_string (element));
+    }
+
+  return paths;
+}
+
+G_LOCK_DEFINE_STATIC (python_cache);
+static GHashTable *python_cache;
+
+/* Interpreters are asked once per program, and again when they change. */
+static PythonPaths *
+python_paths_get (const char  *python,
+                  GError     **error)
+{
+  g_autofree char *key = NULL;
+  g_autofree char *real = realpath (python, NULL);
+  PythonPaths *paths;
+  GStatBuf st;
+
+  if (real == NULL || g_stat (real, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("The Python interpreter “%s” cannot be found: %s"),
+                   python, g_strerror (saved_errno));
+      return NULL;
+    }
+
+  key = g_strdup_printf ("%s\n%s\n%" G_GINT64_FORMAT, python, real, (gint64) st.st_mtime);
+
+  G_LOCK (python_cache);
+  if (python_cache == NULL)
+    python_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify) python_paths_free);
+  paths = g_hash_table_lookup (python_cache, key);
+  G_UNLOCK (python_cache);
+
+  if (paths != NULL)
+    return paths;
+
+  paths = python_paths_probe (python, error);
+  if (paths == NULL)
+    return NULL;
+
+  G_LOCK (python_cache);
+  g_hash_table_replace (python_cache, g_steal_pointer (&key), paths);
+  G_UNLOCK (python_cache);
+
+  return paths;
+}
+
+/* The steps' sandbox ----------------------------------------------------- */
+
+struct _SkSandbox
+{
+  gatomicrefcount  ref_count;
+  SkSandboxKind    kind;
+  const char      *program;
+  char            *python;
+  PythonPaths     *python_paths;
+};
+
+G_DEFINE_BOXED_TYPE (SkSandbox, sk_sandbox, sk_sandbox_ref, sk_sandbox_unref)
+
+/**
+ * sk_sandbox_new_for_steps:
+ * @policy: whether the steps must, may or must not be confined
+ * @python: the full path of the interpreter that runs the steps
+ * @warning: (out) (optional) (transfer full) (nullable): when the steps
+ *   run without a sandbox although @policy wanted one, why, in words for
+ *   the user
+ * @error: return location for a #GError
+ *
+ * Works out the sandbox a run's steps start in, and what of @python must
+ * be visible inside it. The interpreter is asked once, and again when it
+ * changes.
+ *
+ * Returns: (transfer full) (nullable): the sandbox, or %NULL with
+ *   %G_IO_ERROR_NOT_SUPPORTED when @policy requires a sandbox and none can
+ *   be made here, or another error when @python cannot be asked
+ */
+SkSandbox *
+sk_sandbox_new_for_steps (SkSandboxPolicy   policy,
+                          const char       *python,
+                          char            **warning,
+                          GError          **error)
+{
+  g_autoptr(SkSandbox) self = NULL;
+  const Probe *probe;
+
+  g_return_val_if_fail (python != NULL, NULL);
+
+  if (warning != NULL)
+    *warning = NULL;
+
+  self = g_new0 (SkSandbox, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->kind = SK_SANDBOX_NONE;
+  self->python = g_strdup (python);
+
+  if (policy == SK_SANDBOX_POLICY_OFF)
+    return g_steal_pointer (&self);
+
+  probe = probe_get ();
+  if (probe->kind == SK_SANDBOX_NONE)
+    {
+      if (policy == SK_SANDBOX_POLICY_REQUIRED)
         {
-          const char *path = g_ptr_array_index (read_only_paths, i);
-
-          add_args (argv, "--ro-bind-try", path, path, NULL);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       /* Translators: %s says why no sandbox can be made */
+                       _("The steps were not run, because they cannot be confined safely "
+                         "here: %s Install bubblewrap (the “bubblewrap” package), or, if you "
+                         "trust their code, set “Sandbox for Steps” to “When available” in "
+                         "Preferences (“skele run --sandbox when-available” on the command "
+                         "line)."),
+                       probe->reason != NULL ? probe->reason : "");
+          return NULL;
         }
-      /* The step's folder is mounted over the read-only workflow, at the
-       * same paths as outside, so that paths in messages make sense.
-       */
-      add_args (argv,
-                "--ro-bind", workflow_dir, workflow_dir,
-                "--bind", node_dir, node_dir,
-                "--chdir", node_dir,
-                NULL);
-      *env = command_environment (SANDBOX_HOME);
+
+      if (warning != NULL)
+        *warning = g_strdup_printf (_("Steps run without a sandbox, so their code can read "
+                                      "and change all of your files. %s"),
+                                    probe->reason != NULL ? probe->reason : "");
+      return g_steal_pointer (&self);
     }
-  else if (kind == SK_SANDBOX_FLATPAK)
+
+  self->python_paths = python_paths_get (python, error);
+  if (self->python_paths == NULL)
+    return NULL;
+
+  self->kind = probe->kind;
+  self->program = probe->kind == SK_SANDBOX_BWRAP ? probe->bwrap : probe->flatpak_spawn;
+
+  return g_steal_pointer (&self);
+}
+
+SkSandbox *
+sk_sandbox_ref (SkSandbox *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+sk_sandbox_unref (SkSandbox *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+
+  /* The interpreter's paths belong to the cache. */
+  g_free (self->python);
+  g_free (self);
+}
+
+/**
+ * sk_sandbox_is_confined:
+ * @self: a sandbox
+ *
+ * Returns: whether steps started with it run in a sandbox
+ */
+gboolean
+sk_sandbox_is_confined (SkSandbox *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->kind != SK_SANDBOX_NONE;
+}
+
+/**
+ * sk_sandbox_get_python:
+ * @self: a sandbox
+ *
+ * A launcher such as pyenv's shims does not work in the sandbox, which
+ * hides the files it reads; the interpreter it launches is run directly.
+ *
+ * Returns: the path of the interpreter to start in the sandbox
+ */
+const char *
+sk_sandbox_get_python (SkSandbox *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->python_paths != NULL ? self->python_paths->executable : self->python;
+}
+
+/**
+ * sk_sandbox_add_python_paths:
+ * @self: a sandbox
+ * @read_only: (element-type filename): where to add them
+ *
+ * Adds the files and folders of the interpreter, its libraries and its
+ * packages that the sandbox does not show already, never the home folder
+ * or a folder around it.
+ */
+void
+sk_sandbox_add_python_paths (SkSandbox *self,
+                             GPtrArray *read_only)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (read_only != NULL);
+
+  for (guint i = 0; self->python_paths != NULL && i < self->python_paths->read_only->len; i++)
+    g_ptr_array_add (read_only, g_strdup (g_ptr_array_index (self->python_paths->read_only, i)));
+}
+
+/**
+ * sk_sandbox_wrap_python:
+ * @self: a sandbox
+ * @mounts: what the program sees; the interpreter's files are added
+ * @argv: (array zero-terminated=1): the interpreter, as
+ *   sk_sandbox_get_python() gave it, and its arguments
+ * @env: (out) (transfer full) (nullable): the environment to run the
+ *   result with, or %NULL to keep this program's
+ *
+ * Returns: (transfer full) (element-type filename): the %NULL-terminated
+ *   arguments that run @argv in the sandbox, or @argv itself without one
+ */
+GPtrArray *
+sk_sandbox_wrap_python (SkSandbox              *self,
+                        const SkSandboxMounts  *mounts,
+                        const char * const     *argv,
+                        char                 ***env)
+{
+  g_autoptr(GPtrArray) read_only = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) extra = g_ptr_array_new_with_free_func (g_free);
+  SkSandboxMounts all = *mounts;
+  GPtrArray *result;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (mounts != NULL, NULL);
+
+  if (self->kind == SK_SANDBOX_NONE)
     {
-      g_auto(GStrv) inner_env = command_environment ("/tmp");
-
-      /* The portal turns these into `flatpak run --filesystem=` options,
-       * which mount parents before children, so the step's folder stays
-       * writable inside the read-only workflow. --watch-bus ends the
-       * command when flatpak-spawn is killed, as it cannot pass SIGKILL on.
-       */
-      argv = g_ptr_array_new_with_free_func (g_free);
-      add_args (argv, program, "--sandbox", "--watch-bus", "--clear-env", NULL);
-      if (!allow_network)
-        add_args (argv, "--no-network", NULL);
-      for (guint i = 0; inner_env[i] != NULL; i++)
-        g_ptr_array_add (argv, g_strconcat ("--env=", inner_env[i], NULL));
-      g_ptr_array_add (argv, g_strconcat ("--sandbox-expose-path-ro=", workflow_dir, NULL));
-      g_ptr_array_add (argv, g_strconcat ("--sandbox-expose-path=", node_dir, NULL));
-      for (guint i = 0; i < read_only_paths->len; i++)
-        g_ptr_array_add (argv, g_strconcat ("--sandbox-expose-path-ro-try=",
-                                            (const char *) g_ptr_array_index (read_only_paths, i),
-                                            NULL));
-      g_ptr_array_add (argv, g_strconcat ("--directory=", node_dir, NULL));
-      *env = g_get_environ ();
-    }
-  else
-    {
-      const char *home = g_get_home_dir ();
-
-      argv = g_ptr_array_new_with_free_func (g_free);
-      *env = command_environment (home != NULL ? home : "/");
+      result = g_ptr_array_new_with_free_func (g_free);
+      for (guint i = 0; argv[i] != NULL; i++)
+        g_ptr_array_add (result, g_strdup (argv[i]));
+      g_ptr_array_add (result, NULL);
+      *env = NULL;
+      return result;
     }
 
-  add_args (argv, "/bin/sh", "-c", command_line, NULL);
-  g_ptr_array_add (argv, NULL);
+  sk_sandbox_add_python_paths (self, read_only);
+  for (guint i = 0; mounts->read_only != NULL && i < mounts->read_only->len; i++)
+    g_ptr_array_add (read_only, g_strdup (g_ptr_array_index (mounts->read_only, i)));
+  all.read_only = read_only;
 
-  return argv;
+  /* Packages installed with `pip install --user` are found through the
+   * real user base, as the home folder in the sandbox is another.
+   */
+  if (self->python_paths->user_base != NULL)
+    g_ptr_array_add (extra, g_strconcat ("PYTHONUSERBASE=", self->python_paths->user_base, NULL));
+  g_ptr_array_add (extra, NULL);
+
+  return sk_sandbox_wrap (self->kind, self->program, &all,
+                          (const char * const *) extra->pdata, argv, env);
 }

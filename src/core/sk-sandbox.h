@@ -3,8 +3,8 @@
  * Copyright 2026 The Skele-Code developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The sandbox that confines the coding agent's commands: bubblewrap, or
- * Flatpak's own from inside a Flatpak.
+ * The sandbox that confines the coding agent's commands and the steps the
+ * runner starts: bubblewrap, or Flatpak's own from inside a Flatpak.
  */
 
 #pragma once
@@ -51,5 +51,84 @@ GPtrArray  *sk_sandbox_command_arguments (SkSandboxKind    kind,
                                           gboolean         allow_network,
                                           const char      *command_line,
                                           char          ***env);
+
+/**
+ * SkSandboxPolicy:
+ * @SK_SANDBOX_POLICY_REQUIRED: steps run only in a sandbox; without one,
+ *   the run is refused
+ * @SK_SANDBOX_POLICY_WHEN_AVAILABLE: steps run in a sandbox where there is
+ *   one, and without one, with a warning, where there is none
+ * @SK_SANDBOX_POLICY_OFF: steps run without a sandbox
+ *
+ * Whether the runner confines the steps it runs.
+ */
+typedef enum
+{
+  SK_SANDBOX_POLICY_REQUIRED,
+  SK_SANDBOX_POLICY_WHEN_AVAILABLE,
+  SK_SANDBOX_POLICY_OFF,
+} SkSandboxPolicy;
+
+gboolean    sk_sandbox_policy_from_string (const char       *text,
+                                           SkSandboxPolicy  *policy);
+const char *sk_sandbox_policy_to_string   (SkSandboxPolicy   policy);
+
+/**
+ * SkSandboxMounts:
+ * @workflow_dir: the workflow's folder, visible read-only
+ * @writable: (element-type filename) (nullable): folders inside it that
+ *   may be changed
+ * @read_only: (element-type filename) (nullable): more files and folders
+ *   to make visible read-only, at the same paths as outside
+ * @cwd: the folder the program starts in
+ * @network: whether the program may use the network
+ * @forward_fd: a file descriptor above 2 that the program inherits, or 0
+ *
+ * What a program in the sandbox sees of the user's files.
+ */
+typedef struct
+{
+  const char *workflow_dir;
+  GPtrArray  *writable;
+  GPtrArray  *read_only;
+  const char *cwd;
+  gboolean    network;
+  int         forward_fd;
+} SkSandboxMounts;
+
+GPtrArray  *sk_sandbox_wrap              (SkSandboxKind           kind,
+                                          const char             *program,
+                                          const SkSandboxMounts  *mounts,
+                                          const char * const     *extra_env,
+                                          const char * const     *argv,
+                                          char                 ***env);
+
+#define SK_TYPE_SANDBOX (sk_sandbox_get_type ())
+
+/**
+ * SkSandbox:
+ *
+ * The sandbox that the runner starts a run's steps in, with what the
+ * run's interpreter needs to be visible inside it.
+ */
+typedef struct _SkSandbox SkSandbox;
+
+GType            sk_sandbox_get_type           (void) G_GNUC_CONST;
+SkSandbox       *sk_sandbox_new_for_steps      (SkSandboxPolicy   policy,
+                                                const char       *python,
+                                                char            **warning,
+                                                GError          **error);
+SkSandbox       *sk_sandbox_ref                (SkSandbox        *self);
+void             sk_sandbox_unref              (SkSandbox        *self);
+gboolean         sk_sandbox_is_confined        (SkSandbox        *self);
+const char      *sk_sandbox_get_python         (SkSandbox        *self);
+void             sk_sandbox_add_python_paths   (SkSandbox        *self,
+                                                GPtrArray        *read_only);
+GPtrArray       *sk_sandbox_wrap_python        (SkSandbox        *self,
+                                                const SkSandboxMounts *mounts,
+                                                const char * const *argv,
+                                                char           ***env);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkSandbox, sk_sandbox_unref)
 
 G_END_DECLS

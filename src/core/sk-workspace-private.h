@@ -23,6 +23,8 @@ struct _SkWorkspace
   GHashTable   *keys;
   /* SkNode → GPtrArray of the coding agent's progress lines. */
   GHashTable   *agent_logs;
+  /* What the runner has told once already, such as a missing sandbox. */
+  GHashTable   *notices;
 
   GTask        *run_task;
   GCancellable *run_cancellable;

@@ -146,6 +146,40 @@ settings_python (SkWorkspace *self)
   return python[0] != '\0' ? g_steal_pointer (&python) : NULL;
 }
 
+/* Whether the steps run in a sandbox: the settings, then the environment,
+ * then @options. A value that names no policy keeps the safest one.
+ */
+static SkSandboxPolicy
+sandbox_policy (SkWorkspace        *self,
+                const SkRunOptions *options)
+{
+  SkSandboxPolicy policy = SK_SANDBOX_POLICY_REQUIRED;
+  const char *variable = g_getenv ("SKELE_SANDBOX");
+
+  if (options->sandbox >= 0 && options->sandbox <= SK_SANDBOX_POLICY_OFF)
+    return (SkSandboxPolicy) options->sandbox;
+
+  if (self->settings != NULL && sk_settings_has_key (self->settings, "sandbox"))
+    {
+      g_autofree char *setting = g_settings_get_string (self->settings, "sandbox");
+
+      sk_sandbox_policy_from_string (setting, &policy);
+    }
+
+  if (variable != NULL && variable[0] != '\0' &&
+      !sk_sandbox_policy_from_string (variable, &policy))
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("SKELE_SANDBOX is “%s”, which is not one of “required”, “when-available” "
+                           "or “off”; steps run only in a sandbox."), variable);
+
+      policy = SK_SANDBOX_POLICY_REQUIRED;
+      _sk_workspace_emit_message (self, message, FALSE);
+    }
+
+  return policy;
+}
+
 /* Which model the coding agent uses: Preferences, then the environment,
  * then @options. The model may be empty: then there is no agent. */
 static SkAgentSettings *
@@ -221,6 +255,7 @@ launch (SkWorkspace *self)
   sk_runner_set_python (self->runner, python);
   sk_runner_set_force (self->runner, options->force);
   sk_runner_set_in_memory (self->runner, options->in_memory);
+  sk_runner_set_sandbox_policy (self->runner, sandbox_policy (self, options));
 
   _sk_workspace_emit_run_started (self, description);
 
@@ -252,8 +287,11 @@ key_lookup_cb (GObject      *object,
     }
 
   /* A server on this computer often needs no key; one that does says so
-   * when it refuses the request. */
-  if (error != NULL)
+   * when it refuses the request. A locked keyring is told, though: the
+   * key is there, and the user can unlock it. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    _sk_workspace_emit_message (self, error->message, TRUE);
+  else if (error != NULL)
     g_debug ("No API key from the keyring: %s", error->message);
 
   g_free (data->agent_settings->api_key);
@@ -278,6 +316,7 @@ sk_run_options_init (SkRunOptions *options)
   memset (options, 0, sizeof *options);
   options->jobs = -1;
   options->timeout = -1;
+  options->sandbox = -1;
 }
 
 /**

@@ -275,6 +275,17 @@ runner_agent_progress_cb (SkWorkspace *self,
   g_signal_emit (self, signals [AGENT_PROGRESS], 0, node, line);
 }
 
+/* The same notice at every run would be noise; it is told once. */
+static void
+runner_notice_cb (SkWorkspace *self,
+                  const char  *message)
+{
+  if (!g_hash_table_add (self->notices, g_strdup (message)))
+    return;
+
+  _sk_workspace_emit_message (self, message, FALSE);
+}
+
 void
 _sk_workspace_notify_running (SkWorkspace *self)
 {
@@ -866,6 +877,8 @@ sk_workspace_constructed (GObject *object)
   self->runner = sk_runner_new ();
   g_signal_connect_object (self->runner, "agent-progress",
                            G_CALLBACK (runner_agent_progress_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runner, "notice",
+                           G_CALLBACK (runner_notice_cb), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (self->project, "notify::modified", G_CALLBACK (project_modified_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->project, "notify::folder", G_CALLBACK (project_folder_cb), self, G_CONNECT_SWAPPED);
@@ -915,6 +928,7 @@ sk_workspace_finalize (GObject *object)
 
   g_clear_pointer (&self->keys, g_hash_table_unref);
   g_clear_pointer (&self->agent_logs, g_hash_table_unref);
+  g_clear_pointer (&self->notices, g_hash_table_unref);
 
   G_OBJECT_CLASS (sk_workspace_parent_class)->finalize (object);
 }
@@ -1107,5 +1121,6 @@ sk_workspace_init (SkWorkspace *self)
 {
   self->keys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->agent_logs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  self->notices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->autosave_delay = DEFAULT_AUTOSAVE_DELAY_MS;
 }

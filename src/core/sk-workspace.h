@@ -49,6 +49,8 @@ typedef enum
  * @no_agent: never call the coding agent
  * @strict: a coding agent that is set up wrongly stops the run, rather than
  *   letting it go on without the agent with a #SkWorkspace::message
+ * @sandbox: an #SkSandboxPolicy for the steps; negative for the one that
+ *   `SKELE_SANDBOX` or the settings give
  *
  * What a caller asks of one run beyond the settings the window and the
  * command line share. sk_run_options_init() sets every field to "as the
@@ -66,6 +68,7 @@ typedef struct
   gboolean     in_memory;
   gboolean     no_agent;
   gboolean     strict;
+  int          sandbox;
 } SkRunOptions;
 
 /**

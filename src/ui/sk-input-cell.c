@@ -28,14 +28,23 @@ struct _SkInputCell
   GtkLabel             *hint_label;
   GtkListBox           *files_list;
   GtkButton            *attach_button;
+  GtkListBox           *permissions_list;
+  AdwExpanderRow       *access_row;
+  AdwActionRow         *network_row;
+  GtkSwitch            *network_switch;
+  AdwActionRow         *read_row;
 
   /* owned refs */
   SkHistory            *history;
   GtkStringList        *files;
   GtkFileChooserNative *chooser;
+  GtkFileChooserNative *folder_chooser;
   GCancellable         *cancellable;
+  /* The rows of the folders the step may read, before read_row. */
+  GPtrArray            *read_rows;
 
   guint                 updating_buffer : 1;
+  guint                 updating_permissions : 1;
 };
 
 /* The worker thread's data holds only what threads may share: the inner
@@ -585,6 +594,197 @@ drop_cb (SkInputCell   *self,
   return TRUE;
 }
 
+/* Permissions ------------------------------------------------------------ */
+
+static void
+set_permissions (SkInputCell        *self,
+                 const char         *undo_label,
+                 gboolean            network,
+                 const char * const *read_paths)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+
+  if (node == NULL)
+    return;
+
+  if (self->history != NULL)
+    sk_history_begin (self->history, undo_label);
+  sk_node_set_permissions (node, network, read_paths);
+  if (self->history != NULL)
+    sk_history_end (self->history);
+}
+
+static void
+remove_read_clicked_cb (SkInputCell *self,
+                        GtkButton   *button)
+{
+  const char *path = g_object_get_data (G_OBJECT (button), "sk-read-path");
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  g_auto(GStrv) reads = NULL;
+  g_autoptr(GStrvBuilder) kept = g_strv_builder_new ();
+  g_auto(GStrv) paths = NULL;
+
+  if (node == NULL || path == NULL)
+    return;
+
+  reads = sk_node_get_read_paths (node);
+  for (guint i = 0; reads[i] != NULL; i++)
+    if (!g_str_equal (reads[i], path))
+      g_strv_builder_add (kept, reads[i]);
+  paths = g_strv_builder_end (kept);
+
+  set_permissions (self, _("Stop Reading Folder"), sk_node_get_network (node),
+                   (const char * const *) paths);
+}
+
+/* What the step may reach, in one line, so that the rows can stay folded. */
+static void
+update_access_summary (SkInputCell *self,
+                       gboolean     network,
+                       guint        n_reads)
+{
+  g_autofree char *summary = NULL;
+
+  if (n_reads == 0)
+    summary = g_strdup (network
+                        ? _("This workflow and the network")
+                        : _("Only this workflow, no network"));
+  else if (network)
+    summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                            "This workflow, %u more folder and the network",
+                                            "This workflow, %u more folders and the network",
+                                            n_reads), n_reads);
+  else
+    summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                            "This workflow and %u more folder, no network",
+                                            "This workflow and %u more folders, no network",
+                                            n_reads), n_reads);
+
+  adw_expander_row_set_subtitle (self->access_row, summary);
+}
+
+static void
+sync_permissions_from_node (SkInputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  gboolean workflow_network = project != NULL && sk_project_get_network (project);
+  g_auto(GStrv) reads = NULL;
+
+  for (guint i = 0; i < self->read_rows->len; i++)
+    adw_expander_row_remove (self->access_row, g_ptr_array_index (self->read_rows, i));
+  g_ptr_array_set_size (self->read_rows, 0);
+
+  if (node == NULL)
+    return;
+
+  self->updating_permissions = TRUE;
+  gtk_switch_set_active (self->network_switch, workflow_network || sk_node_get_network (node));
+  self->updating_permissions = FALSE;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->network_switch), !workflow_network);
+  adw_action_row_set_subtitle (self->network_row,
+                               workflow_network
+                               ? _("The workflow lets every step use the network.")
+                               : sk_node_get_network (node)
+                               ? _("The step may reach the internet and other computers.")
+                               : _("The step cannot reach other computers."));
+
+  reads = sk_node_get_read_paths (node);
+  for (guint i = 0; reads[i] != NULL; i++)
+    {
+      g_autofree char *label = g_strdup_printf (_("Stop letting the step read %s"), reads[i]);
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *button = gtk_button_new_from_icon_name ("edit-delete-symbolic");
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), reads[i]);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("The step may read this, but not change it."));
+      adw_action_row_set_icon_name (ADW_ACTION_ROW (row), "folder-symbolic");
+
+      gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_tooltip_text (button, label);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+      g_object_set_data_full (G_OBJECT (button), "sk-read-path", g_strdup (reads[i]), g_free);
+      g_signal_connect_object (button, "clicked",
+                               G_CALLBACK (remove_read_clicked_cb), self, G_CONNECT_SWAPPED);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
+
+      adw_expander_row_add_row (self->access_row, row);
+      g_ptr_array_add (self->read_rows, row);
+    }
+
+  adw_action_row_set_subtitle (self->read_row,
+                               _("Otherwise the step sees only this workflow and the files attached to it."));
+  update_access_summary (self, workflow_network || sk_node_get_network (node),
+                         g_strv_length (reads));
+}
+
+static void
+network_switch_cb (SkInputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  g_auto(GStrv) reads = NULL;
+  gboolean active = gtk_switch_get_active (self->network_switch);
+
+  if (self->updating_permissions || node == NULL || active == sk_node_get_network (node))
+    return;
+
+  reads = sk_node_get_read_paths (node);
+  set_permissions (self, active ? _("Allow Network") : _("Deny Network"), active,
+                   (const char * const *) reads);
+}
+
+static void
+folder_chooser_response_cb (SkInputCell          *self,
+                            int                   response,
+                            GtkFileChooserNative *chooser)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+
+  if (response == GTK_RESPONSE_ACCEPT && node != NULL)
+    {
+      g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      g_autofree char *path = folder != NULL ? g_file_get_path (folder) : NULL;
+      g_auto(GStrv) reads = sk_node_get_read_paths (node);
+
+      if (path != NULL && !g_strv_contains ((const char * const *) reads, path))
+        {
+          g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+          g_auto(GStrv) paths = NULL;
+
+          g_strv_builder_addv (builder, (const char **) reads);
+          g_strv_builder_add (builder, path);
+          paths = g_strv_builder_end (builder);
+          set_permissions (self, _("Read Folder"), sk_node_get_network (node),
+                           (const char * const *) paths);
+        }
+    }
+
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
+  g_clear_object (&self->folder_chooser);
+}
+
+static void
+read_row_activated_cb (SkInputCell *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  if (sk_cell_get_node (SK_CELL (self)) == NULL || self->folder_chooser != NULL)
+    return;
+
+  self->folder_chooser = gtk_file_chooser_native_new (_("Let the Step Read a Folder"),
+                                                      GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                                      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                      _("_Allow Reading"),
+                                                      _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->folder_chooser), TRUE);
+  g_signal_connect_object (self->folder_chooser, "response",
+                           G_CALLBACK (folder_chooser_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->folder_chooser));
+}
+
 static void
 sk_input_cell_node_changed (SkCell *cell,
                             SkNode *old_node)
@@ -594,6 +794,7 @@ sk_input_cell_node_changed (SkCell *cell,
 
   sync_text_from_node (self, TRUE);
   sync_files_from_node (self);
+  sync_permissions_from_node (self);
   gtk_stack_set_visible_child_name (self->stack, node != NULL ? "node" : "empty");
   gtk_widget_set_sensitive (GTK_WIDGET (self->attach_button), node != NULL);
 }
@@ -610,12 +811,18 @@ sk_input_cell_dispose (GObject *object)
       gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
       g_clear_object (&self->chooser);
     }
+  if (self->folder_chooser != NULL)
+    {
+      gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->folder_chooser));
+      g_clear_object (&self->folder_chooser);
+    }
 
   sk_cell_dispose_template (SK_CELL (self), SK_TYPE_INPUT_CELL);
 
   g_clear_object (&self->history);
   g_clear_object (&self->files);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->read_rows, g_ptr_array_unref);
 
   G_OBJECT_CLASS (sk_input_cell_parent_class)->dispose (object);
 }
@@ -685,7 +892,14 @@ sk_input_cell_class_init (SkInputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, hint_label);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, files_list);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, attach_button);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, permissions_list);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, access_row);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, network_row);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, network_switch);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, read_row);
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, network_switch_cb);
+  gtk_widget_class_bind_template_callback (widget_class, read_row_activated_cb);
 
   gtk_widget_class_set_css_name (widget_class, "inputcell");
 }
@@ -701,6 +915,7 @@ sk_input_cell_init (SkInputCell *self)
 
   self->cancellable = g_cancellable_new ();
   self->files = gtk_string_list_new (NULL);
+  self->read_rows = g_ptr_array_new ();
   gtk_list_box_bind_model (self->files_list, G_LIST_MODEL (self->files),
                            create_file_row, self, NULL);
 
@@ -716,6 +931,8 @@ sk_input_cell_init (SkInputCell *self)
                                  G_CALLBACK (node_input_text_cb), self, G_CONNECT_SWAPPED);
   g_signal_group_connect_object (node_signals, "notify::input-files",
                                  G_CALLBACK (node_input_files_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (node_signals, "changed",
+                                 G_CALLBACK (sync_permissions_from_node), self, G_CONNECT_SWAPPED);
 
   drop_target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect_object (drop_target, "accept",

@@ -28,6 +28,7 @@ struct _SkPreferencesWindow
   GtkAdjustment        *jobs_adjustment;
   GtkAdjustment        *timeout_adjustment;
   AdwEntryRow          *python_row;
+  AdwComboRow          *step_sandbox_row;
   AdwPreferencesPage   *agent_page;
   AdwPreferencesGroup  *environment_group;
   AdwActionRow         *environment_row;
@@ -46,11 +47,11 @@ struct _SkPreferencesWindow
   GtkSwitch            *sandbox_switch;
   GtkSwitch            *review_switch;
   GtkSwitch            *network_switch;
+  char                 *keyring_problem;
 
   guint                 key_loaded : 1;
   guint                 key_dirty : 1;
   guint                 setting_key : 1;
-  guint                 keyring_unavailable : 1;
 };
 
 G_DEFINE_FINAL_TYPE (SkPreferencesWindow, sk_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -125,11 +126,10 @@ update_server_note (SkPreferencesWindow *self)
   address = g_strdup_printf (_("Leave the address empty to use the provider’s usual one, %s."),
                              default_url);
 
-  if (self->keyring_unavailable)
-    note = g_strdup_printf ("%s %s", address,
-                            _("The desktop keyring is not available, so the API key "
-                              "cannot be kept. Set the environment variable "
-                              "SKELE_LLM_API_KEY before starting Skele-Code instead."));
+  /* The keyring's own message says whether it is missing or locked, and
+   * what to do. */
+  if (self->keyring_problem != NULL)
+    note = g_strdup_printf ("%s %s", address, self->keyring_problem);
   else
     note = g_strdup_printf ("%s %s", address,
                             _("The API key is kept in the desktop keyring, never in "
@@ -182,10 +182,9 @@ key_lookup_cb (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || is_closed (self))
     return;
 
+  g_clear_pointer (&self->keyring_problem, g_free);
   if (error != NULL)
-    g_debug ("%s", error->message);
-
-  self->keyring_unavailable = error != NULL;
+    self->keyring_problem = g_strdup (error->message);
   update_server_note (self);
 
   /* What the user typed meanwhile wins over what the keyring had. */
@@ -220,7 +219,8 @@ key_kept (SkPreferencesWindow *self,
       return;
     }
 
-  self->keyring_unavailable = TRUE;
+  g_free (self->keyring_problem);
+  self->keyring_problem = g_strdup (error->message);
   update_server_note (self);
   show_toast (self, error->message);
 }
@@ -448,6 +448,35 @@ models_list_row_activated_cb (SkPreferencesWindow *self,
 }
 
 static gboolean
+sandbox_get_mapping (GValue   *value,
+                     GVariant *variant,
+                     gpointer  user_data)
+{
+  SkSandboxPolicy policy;
+
+  if (!sk_sandbox_policy_from_string (g_variant_get_string (variant, NULL), &policy))
+    return FALSE;
+
+  /* The combo row lists the policies in the order of SkSandboxPolicy. */
+  g_value_set_uint (value, policy);
+
+  return TRUE;
+}
+
+static GVariant *
+sandbox_set_mapping (const GValue       *value,
+                     const GVariantType *expected_type,
+                     gpointer            user_data)
+{
+  guint selected = g_value_get_uint (value);
+
+  if (selected > SK_SANDBOX_POLICY_OFF)
+    return NULL;
+
+  return g_variant_new_string (sk_sandbox_policy_to_string ((SkSandboxPolicy) selected));
+}
+
+static gboolean
 provider_get_mapping (GValue   *value,
                       GVariant *variant,
                       gpointer  user_data)
@@ -495,6 +524,9 @@ sk_preferences_window_new (GSettings *settings)
   g_settings_bind (settings, "jobs", self->jobs_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "timeout", self->timeout_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "python", self->python_row, "text", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind_with_mapping (settings, "sandbox", self->step_sandbox_row, "selected",
+                                G_SETTINGS_BIND_DEFAULT,
+                                sandbox_get_mapping, sandbox_set_mapping, NULL, NULL);
 
   g_settings_bind_with_mapping (settings, "llm-provider", self->provider_row, "selected",
                                 G_SETTINGS_BIND_DEFAULT,
@@ -578,6 +610,7 @@ sk_preferences_window_finalize (GObject *object)
   g_clear_object (&self->key_cancellable);
   g_clear_object (&self->fetch_cancellable);
   g_clear_pointer (&self->last_toast, g_free);
+  g_clear_pointer (&self->keyring_problem, g_free);
 
   G_OBJECT_CLASS (sk_preferences_window_parent_class)->finalize (object);
 }
@@ -598,6 +631,7 @@ sk_preferences_window_class_init (SkPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, jobs_adjustment);
   gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, timeout_adjustment);
   gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, python_row);
+  gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, step_sandbox_row);
   gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, agent_page);
   gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, environment_group);
   gtk_widget_class_bind_template_child (widget_class, SkPreferencesWindow, environment_row);

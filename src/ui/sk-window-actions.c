@@ -244,6 +244,35 @@ run_call_free (RunCall *call)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunCall, run_call_free)
 
 static void
+no_sandbox_response_cb (AdwMessageDialog *dialog,
+                        const char       *response,
+                        SkWindow         *self)
+{
+  if (g_str_equal (response, "preferences"))
+    gtk_widget_activate_action (GTK_WIDGET (self), "app.preferences", NULL);
+}
+
+static void
+show_no_sandbox (SkWindow   *self,
+                 const char *message)
+{
+  GtkWidget *dialog;
+
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Steps Cannot Run Safely Here"), message);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "close", _("_Close"),
+                                    "preferences", _("Open _Preferences"),
+                                    NULL);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (no_sandbox_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
 run_cb (GObject      *object,
         GAsyncResult *result,
         gpointer      user_data)
@@ -269,6 +298,13 @@ run_cb (GObject      *object,
   if (g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED) && report.generated)
     {
       _sk_window_add_toast (self, _("No coding agent is set up yet. Choose its model in Preferences, and it writes the code."), TRUE);
+      return;
+    }
+
+  /* Too long for a toast, and something to act on, not to glance at. */
+  if (g_error_matches (error, SK_RUNNER_ERROR, SK_RUNNER_ERROR_NO_SANDBOX))
+    {
+      show_no_sandbox (self, error->message);
       return;
     }
 
@@ -362,6 +398,9 @@ _sk_window_start_work (SkWindow  *self,
       sk_code_cell_save (self->code_cell);
       return;
     }
+
+  if (!generate && !_sk_window_check_permissions (self, nodes))
+    return;
 
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   gtk_progress_bar_set_text (self->progress_bar, _("Preparing…"));

@@ -91,6 +91,8 @@ void          _sk_window_show_properties      (SkWindow    *self,
 /* sk-window-actions.c */
 void          _sk_window_class_actions_init   (GtkWidgetClass *widget_class);
 void          _sk_window_update_progress      (SkWindow    *self);
+gboolean      _sk_window_check_permissions    (SkWindow    *self,
+                                               GPtrArray   *nodes);
 void          _sk_window_start_work           (SkWindow    *self,
                                                GPtrArray   *nodes,
                                                gboolean     generate);
