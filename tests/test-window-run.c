@@ -200,6 +200,65 @@ test_run_no_script (Fixture       *f,
   forget_python ();
 }
 
+/* A workflow that asks for more than the sandbox gives runs only once the
+ * user has allowed it, in words that name the step; the answer is kept
+ * for that folder, outside the workflow. */
+static void
+test_run_asks_permissions (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
+  g_autoptr(GVariant) grants = NULL;
+  g_autofree char *folder = NULL;
+  g_auto(GStrv) granted = NULL;
+  AdwMessageDialog *dialog;
+  SkWindow *window;
+
+  if (skip_without_python ())
+    return;
+
+  use_python ();
+  g_settings_reset (settings, "granted-permissions");
+  window = new_window ();
+  copy_example (f);
+  open_and_wait (window, f->folder);
+  sk_node_set_permissions (node_by_key (window, "load_sales"), TRUE, NULL);
+
+  activate (window, "run");
+  g_assert_false (_sk_window_is_running (window));
+  dialog = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_nonnull (dialog);
+  sk_test_assert_contains (adw_message_dialog_get_body (dialog), "“load sales” may use the network");
+
+  /* Cancelled, nothing runs and nothing is kept. */
+  respond (dialog, "_Cancel");
+  g_assert_false (_sk_window_is_running (window));
+  g_assert_false (exists_in (f, "load_sales/load_sales.pkl"));
+
+  activate (window, "run");
+  dialog = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_nonnull (dialog);
+  respond (dialog, "_Allow and Run");
+  g_assert_true (_sk_window_is_running (window));
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  g_assert_true (g_str_has_prefix (_sk_window_get_last_toast (window), "Run finished: 5 steps succeeded"));
+
+  folder = g_file_get_path (f->folder);
+  grants = g_settings_get_value (settings, "granted-permissions");
+  g_assert_true (g_variant_lookup (grants, folder, "^as", &granted));
+  g_assert_cmpstr (granted[0], ==, "load_sales network");
+  g_assert_null (granted[1]);
+
+  /* Asked once: the next run starts at once. */
+  activate (window, "run");
+  g_assert_null (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+
+  destroy_window (window);
+  g_settings_reset (settings, "granted-permissions");
+  forget_python ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -211,6 +270,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("run/stop", test_run_stop);
   SK_TEST_WINDOW_ADD ("run/nothing-marked", test_run_nothing_marked);
   SK_TEST_WINDOW_ADD ("run/no-script", test_run_no_script);
+  SK_TEST_WINDOW_ADD ("run/asks-permissions", test_run_asks_permissions);
 
   return sk_test_window_run ();
 }

@@ -20,6 +20,7 @@
  */
 
 #define GRANTS_KEY "granted-permissions"
+#define MAX_LISTED 8
 
 /* Each permission the run needs, as a line: "KEY network", "KEY read PATH"
  * or "* network" for the whole workflow. */
@@ -120,6 +121,8 @@ describe_new_permissions (SkWindow  *self,
   g_autofree char *folder = folder_path (self);
   g_auto(GStrv) granted = granted_permissions (self, folder);
   g_autoptr(GString) text = g_string_new (NULL);
+  guint listed = 0;
+  guint more = 0;
 
   for (guint i = 0; i < needed->len; i++)
     {
@@ -130,6 +133,14 @@ describe_new_permissions (SkWindow  *self,
 
       if (granted != NULL && g_strv_contains ((const char * const *) granted, line))
         continue;
+
+      /* A long list would push the buttons off the screen. */
+      if (listed == MAX_LISTED)
+        {
+          more++;
+          continue;
+        }
+      listed++;
 
       rest = strchr (line, ' ') + 1;
       key = g_strndup (line, rest - 1 - line);
@@ -152,6 +163,10 @@ describe_new_permissions (SkWindow  *self,
         g_string_append_printf (text, _("• “%s” may read %s."), sk_node_get_name (node),
                                 rest + strlen ("read "));
     }
+
+  if (more > 0)
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "\n• And %u more.",
+                                               "\n• And %u more.", more), more);
 
   return text->len > 0 ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
 }
