@@ -655,29 +655,62 @@ add_step_reads (NodeRun    *node_run,
     }
 }
 
+/* What the sandbox shows: the workflow, read-only, the harness, and what
+ * the steps added with run_mounts_add_step() may change and read. */
+typedef struct
+{
+  SkSandboxMounts  mounts;
+  char            *workflow_path;
+} RunMounts;
+
+static void
+run_mounts_init (RunMounts *self,
+                 Run       *run)
+{
+  self->workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  self->mounts = (SkSandboxMounts) {
+    .workflow_dir = self->workflow_path,
+    .writable = g_ptr_array_new (),
+    .read_only = g_ptr_array_new_with_free_func (g_free),
+    .cwd = self->workflow_path,
+    .network = sk_project_get_network (run->project),
+  };
+  g_ptr_array_add (self->mounts.read_only, g_strdup (run->harness));
+}
+
+static void
+run_mounts_add_step (RunMounts *self,
+                     NodeRun   *node_run)
+{
+  g_ptr_array_add (self->mounts.writable, node_run->folder_path);
+  self->mounts.network |= sk_node_get_network (node_run->node);
+  add_step_reads (node_run, self->workflow_path, self->mounts.read_only);
+}
+
+static void
+run_mounts_clear (RunMounts *self)
+{
+  g_clear_pointer (&self->mounts.writable, g_ptr_array_unref);
+  g_clear_pointer (&self->mounts.read_only, g_ptr_array_unref);
+  g_clear_pointer (&self->workflow_path, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunMounts, run_mounts_clear)
+
 static gboolean
 start_isolated (NodeRun  *node_run,
                 GError  **error)
 {
   Run *run = node_run->run;
   g_autoptr(SkHarnessSpec) spec = g_steal_pointer (&node_run->spec);
-  g_autoptr(GPtrArray) writable = g_ptr_array_new ();
-  g_autoptr(GPtrArray) read_only = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
-  SkSandboxMounts mounts = {
-    .workflow_dir = workflow_path,
-    .writable = writable,
-    .read_only = read_only,
-    .cwd = node_run->folder_path,
-    .network = sk_project_get_network (run->project) || sk_node_get_network (node_run->node),
-  };
+  g_auto(RunMounts) mounts = { 0 };
 
   /* The step's own folder is the only one it may change. */
-  g_ptr_array_add (writable, node_run->folder_path);
-  g_ptr_array_add (read_only, g_strdup (run->harness));
-  add_step_reads (node_run, workflow_path, read_only);
+  run_mounts_init (&mounts, run);
+  run_mounts_add_step (&mounts, node_run);
+  mounts.mounts.cwd = node_run->folder_path;
 
-  node_run->launch = sk_harness_launch_spawn (run->sandbox, &mounts, run->harness, spec, error);
+  node_run->launch = sk_harness_launch_spawn (run->sandbox, &mounts.mounts, run->harness, spec, error);
   if (node_run->launch == NULL)
     return FALSE;
 
@@ -752,16 +785,7 @@ start_in_memory (NodeRun  *node_run,
 
   if (run->worker == NULL)
     {
-      g_autoptr(GPtrArray) writable = g_ptr_array_new ();
-      g_autoptr(GPtrArray) read_only = g_ptr_array_new_with_free_func (g_free);
-      g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
-      SkSandboxMounts mounts = {
-        .workflow_dir = workflow_path,
-        .writable = writable,
-        .read_only = read_only,
-        .cwd = workflow_path,
-        .network = sk_project_get_network (run->project),
-      };
+      g_auto(RunMounts) mounts = { 0 };
       GHashTableIter iter;
       NodeRun *other;
 
@@ -769,19 +793,13 @@ start_in_memory (NodeRun  *node_run,
        * what any of them may. Their folders are made now, as the coding
        * agent may write the code of later ones while the worker runs.
        */
-      g_ptr_array_add (read_only, g_strdup (run->harness));
+      run_mounts_init (&mounts, run);
       g_hash_table_iter_init (&iter, run->node_runs);
       while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
-        {
-          if (!other->selected)
-            continue;
-          if (g_mkdir_with_parents (other->folder_path, 0755) == 0)
-            g_ptr_array_add (writable, other->folder_path);
-          mounts.network |= sk_node_get_network (other->node);
-          add_step_reads (other, workflow_path, read_only);
-        }
+        if (other->selected && g_mkdir_with_parents (other->folder_path, 0755) == 0)
+          run_mounts_add_step (&mounts, other);
 
-      run->worker = sk_harness_worker_spawn (run->sandbox, &mounts, run->harness,
+      run->worker = sk_harness_worker_spawn (run->sandbox, &mounts.mounts, run->harness,
                                              sk_project_get_folder (run->project),
                                              worker_reply_cb, run, error);
       if (run->worker == NULL)
