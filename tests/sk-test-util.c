@@ -192,6 +192,22 @@ sk_test_note_path (const char *folder,
 }
 
 /**
+ * sk_test_has_note:
+ * @folder: a workflow folder
+ * @name: the name a step gave note()
+ *
+ * Returns: whether a step of @folder wrote the note @name
+ */
+gboolean
+sk_test_has_note (const char *folder,
+                  const char *name)
+{
+  g_autofree char *text = sk_test_read_note (folder, name);
+
+  return text != NULL;
+}
+
+/**
  * sk_test_read_note:
  * @folder: a workflow folder
  * @name: a journal's name, as a step gave it to note()
@@ -393,7 +409,7 @@ find_processes (const char *folder,
  * sk_test_processes_gone_in:
  * @folder: a workflow folder
  *
- * Waits up to five seconds for every process that works in @folder, or
+ * Waits up to thirty seconds for every process that works in @folder, or
  * names it among its arguments, to end: the steps' processes, whose
  * process ids the tests cannot learn from a sandboxed step, and what they
  * started with the template's sleeper(), which carries @folder in its
@@ -406,7 +422,9 @@ sk_test_processes_gone_in (const char *folder)
 {
   g_autoptr(GArray) pids = NULL;
 
-  for (guint i = 0; i < 250; i++)
+  /* A killed process is gone in milliseconds, but a machine busy with
+   * other tests may take seconds to tear down its namespaces. */
+  for (guint i = 0; i < 1500; i++)
     {
       g_clear_pointer (&pids, g_array_unref);
       pids = find_processes (folder, NULL);
@@ -418,10 +436,14 @@ sk_test_processes_gone_in (const char *folder)
   for (guint i = 0; i < pids->len; i++)
     {
       g_autofree char *pid = g_strdup_printf ("%d", (int) g_array_index (pids, pid_t, i));
+      g_autofree char *stat_path = g_build_filename ("/proc", pid, "stat", NULL);
+      g_autofree char *stat = NULL;
       g_auto(GStrv) arguments = process_arguments (pid);
       g_autofree char *line = arguments != NULL ? g_strjoinv (" ", arguments) : NULL;
 
-      g_test_message ("Process %s is left in %s: %.300s", pid, folder, line != NULL ? line : "?");
+      g_file_get_contents (stat_path, &stat, NULL, NULL);
+      g_test_message ("Process %s is left in %s (%s): %.300s", pid, folder,
+                      stat != NULL ? g_strstrip (stat) : "?", line != NULL ? line : "?");
     }
 
   return FALSE;

@@ -143,6 +143,8 @@ char     *sk_test_take_runs       (const char  *folder);
 char     *sk_test_note_path       (const char  *folder,
                                    const char  *key,
                                    const char  *name);
+gboolean  sk_test_has_note        (const char  *folder,
+                                   const char  *name);
 char     *sk_test_read_note       (const char  *folder,
                                    const char  *name);
 

@@ -653,7 +653,7 @@ test_timeout_child (void)
   sk_test_assert_contains (sk_node_get_error_text (node (wf, "spawner")), "longer than");
 
   /* Neither the step nor its child is left. */
-  g_assert_nonnull (sk_test_read_note (wf->folder, "started"));
+  g_assert_true (sk_test_has_note (wf->folder, "started"));
   g_assert_true (sk_test_processes_gone_in (wf->folder));
 }
 
@@ -682,7 +682,7 @@ test_leftover_process (void)
   g_assert_cmpint (state_of (wf, "spawner"), ==, SK_NODE_STATE_SUCCEEDED);
   g_assert_null (sk_node_get_error_text (node (wf, "spawner")));
 
-  g_assert_nonnull (sk_test_read_note (wf->folder, "child"));
+  g_assert_true (sk_test_has_note (wf->folder, "child"));
   g_assert_true (sk_test_processes_gone_in (wf->folder));
 
   /* Nor does it outlive the in-memory worker. */
@@ -692,7 +692,7 @@ test_leftover_process (void)
   sk_runner_set_force (runner, TRUE);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
-  g_assert_nonnull (sk_test_read_note (wf->folder, "child"));
+  g_assert_true (sk_test_has_note (wf->folder, "child"));
   g_assert_true (sk_test_processes_gone_in (wf->folder));
 }
 
@@ -1428,7 +1428,7 @@ test_detached_process (gconstpointer data)
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
   g_assert_cmpint (state_of (wf, "daemon"), ==, SK_NODE_STATE_SUCCEEDED);
-  g_assert_nonnull (sk_test_read_note (wf->folder, "daemon"));
+  g_assert_true (sk_test_has_note (wf->folder, "daemon"));
 
   gone = sk_test_processes_gone_in (wf->folder);
   child = sk_test_find_process (wf->folder, "daemon");

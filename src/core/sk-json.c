@@ -712,3 +712,137 @@ sk_json_write_atomic (const char  *path,
 
   return TRUE;
 }
+
+static gboolean
+node_is_valid_utf8 (JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *member;
+        JsonNode *value;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &member, &value))
+          if (!g_utf8_validate (member, -1, NULL) || !node_is_valid_utf8 (value))
+            return FALSE;
+        return TRUE;
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          if (!node_is_valid_utf8 (json_array_get_element (array, i)))
+            return FALSE;
+        return TRUE;
+      }
+
+    case JSON_NODE_VALUE:
+      return json_node_get_value_type (node) != G_TYPE_STRING ||
+             g_utf8_validate (json_node_get_string (node), -1, NULL);
+
+    case JSON_NODE_NULL:
+    default:
+      return TRUE;
+    }
+}
+
+static char *
+make_valid_counted (const char *text,
+                    guint      *count)
+{
+  if (g_utf8_validate (text, -1, NULL))
+    return g_strdup (text);
+
+  (*count)++;
+  return g_utf8_make_valid (text, -1);
+}
+
+static JsonNode *
+node_repair_utf8 (JsonNode *node,
+                  guint    *count)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        g_autoptr(JsonObject) object = json_object_new ();
+        JsonObjectIter iter;
+        const char *member;
+        JsonNode *value;
+
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &member, &value))
+          {
+            g_autofree char *name = make_valid_counted (member, count);
+
+            json_object_set_member (object, name, node_repair_utf8 (value, count));
+          }
+        return json_node_init_object (json_node_alloc (), object);
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *source = json_node_get_array (node);
+        g_autoptr(JsonArray) array = json_array_sized_new (json_array_get_length (source));
+
+        for (guint i = 0; i < json_array_get_length (source); i++)
+          json_array_add_element (array, node_repair_utf8 (json_array_get_element (source, i), count));
+        return json_node_init_array (json_node_alloc (), array);
+      }
+
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_STRING)
+        {
+          g_autofree char *text = make_valid_counted (json_node_get_string (node), count);
+
+          return json_node_init_string (json_node_alloc (), text);
+        }
+      return json_node_copy (node);
+
+    case JSON_NODE_NULL:
+    default:
+      return json_node_copy (node);
+    }
+}
+
+/**
+ * sk_json_repair_utf8:
+ * @root: a parsed JSON tree, at most %SK_JSON_MAX_DEPTH levels deep
+ * @count: (out) (optional): how many strings and member names were
+ *   repaired
+ *
+ * json-glib lets bytes that are not UTF-8 into its strings, for escapes
+ * that stand for no character and for input its scanner reads otherwise
+ * than the JSON grammar does; written back, they would make a file that no
+ * parser reads. Each such string or member name is made valid, with the
+ * replacement character for each bad byte.
+ *
+ * Returns: (transfer full) (nullable): a repaired copy of @root, or %NULL
+ *   when every string of @root is valid UTF-8
+ */
+JsonNode *
+sk_json_repair_utf8 (JsonNode *root,
+                     guint    *count)
+{
+  guint repaired = 0;
+  JsonNode *copy;
+
+  g_return_val_if_fail (root != NULL, NULL);
+
+  if (count != NULL)
+    *count = 0;
+
+  if (node_is_valid_utf8 (root))
+    return NULL;
+
+  copy = node_repair_utf8 (root, &repaired);
+  if (count != NULL)
+    *count = repaired;
+
+  return copy;
+}

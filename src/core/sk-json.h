@@ -50,6 +50,8 @@ char        *sk_json_replace_lone_surrogates (const char *data,
                                               gssize      length,
                                               gsize      *new_length,
                                               guint      *count);
+JsonNode    *sk_json_repair_utf8          (JsonNode   *root,
+                                              guint      *count);
 
 /* Reading and writing whole files. */
 JsonObject  *sk_json_read_object  (const char  *path,

@@ -518,6 +518,8 @@ sk_project_load_from_data (const char  *data,
   g_autofree char *repaired = NULL;
   gsize repaired_length = 0;
   guint replaced = 0;
+  guint repaired_strings = 0;
+  g_autoptr(JsonNode) repaired_root = NULL;
   ParseState state;
   JsonNode *root;
 
@@ -571,6 +573,15 @@ sk_project_load_from_data (const char  *data,
       g_hash_table_unref (state.counts);
       g_ptr_array_unref (state.duplicates);
       return NULL;
+    }
+
+  /* A second guard, for strings that reach json-glib's scanner otherwise
+   * than the repair above saw them. */
+  repaired_root = sk_json_repair_utf8 (root, &repaired_strings);
+  if (repaired_root != NULL)
+    {
+      root = repaired_root;
+      replaced += repaired_strings;
     }
 
   self = sk_project_new (folder);
