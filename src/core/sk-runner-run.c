@@ -1078,25 +1078,13 @@ fingerprints_ready_cb (GObject      *object,
   schedule (run);
 }
 
-/**
- * _sk_runner_run_start:
- * @self: the runner
- * @project: a valid workflow with a folder
- * @nodes: (nullable): the nodes to run, as for sk_runner_run_async()
- * @generate_only: whether only the coding agent works, running nothing
- * @cancellable: (nullable): stops the run
- * @task: (transfer full): the task to return when the run is over
- *
- * Prepares a run of @project and starts it once the fingerprints are
- * computed. The run keeps its data in @task.
- */
-void
-_sk_runner_run_start (SkRunner     *self,
-                      SkProject    *project,
-                      GPtrArray    *nodes,
-                      gboolean      generate_only,
-                      GCancellable *cancellable,
-                      GTask        *task)
+static void
+run_start (SkRunner     *self,
+           SkProject    *project,
+           GPtrArray    *nodes,
+           gboolean      generate_only,
+           GCancellable *cancellable,
+           GTask        *task)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) selection = NULL;
@@ -1228,6 +1216,77 @@ _sk_runner_run_start (SkRunner     *self,
    */
   sk_fingerprints_compute_async (sk_fingerprints_new (project, run->order, run->python),
                                  run->cancellable, fingerprints_ready_cb, run);
+}
+
+typedef struct
+{
+  SkRunner     *runner;
+  SkProject    *project;
+  GPtrArray    *nodes;
+  GCancellable *cancellable;
+  GTask        *task;
+  gboolean      generate_only;
+} Prepare;
+
+static void
+prepared_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Prepare *prepare = user_data;
+
+  sk_sandbox_prepare_finish (result, NULL);
+  run_start (prepare->runner, prepare->project, prepare->nodes, prepare->generate_only,
+             prepare->cancellable, prepare->task);
+
+  g_object_unref (prepare->runner);
+  g_object_unref (prepare->project);
+  g_clear_pointer (&prepare->nodes, g_ptr_array_unref);
+  g_clear_object (&prepare->cancellable);
+  g_free (prepare);
+}
+
+/**
+ * _sk_runner_run_start:
+ * @self: the runner
+ * @project: a valid workflow with a folder
+ * @nodes: (nullable): the nodes to run, as for sk_runner_run_async()
+ * @generate_only: whether only the coding agent works, running nothing
+ * @cancellable: (nullable): stops the run
+ * @task: (transfer full): the task to return when the run is over
+ *
+ * Prepares a run of @project and starts it once the fingerprints are
+ * computed. The run keeps its data in @task.
+ */
+void
+_sk_runner_run_start (SkRunner     *self,
+                      SkProject    *project,
+                      GPtrArray    *nodes,
+                      gboolean      generate_only,
+                      GCancellable *cancellable,
+                      GTask        *task)
+{
+  g_autofree char *python = NULL;
+
+  /* Finding the sandbox and asking the interpreter what it needs can take
+   * a second the first time; it is done in a thread, not in the window's. */
+  if (!generate_only && self->sandbox_policy != SK_SANDBOX_POLICY_OFF &&
+      (python = _sk_runner_find_python (self, project, NULL)) != NULL &&
+      !sk_sandbox_is_prepared (python))
+    {
+      Prepare *prepare = g_new0 (Prepare, 1);
+
+      prepare->runner = g_object_ref (self);
+      prepare->project = g_object_ref (project);
+      prepare->nodes = nodes != NULL ? g_ptr_array_ref (nodes) : NULL;
+      prepare->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+      prepare->task = task;
+      prepare->generate_only = !!generate_only;
+      sk_sandbox_prepare_async (python, prepared_cb, prepare);
+      return;
+    }
+
+  run_start (self, project, nodes, generate_only, cancellable, task);
 }
 
 /**

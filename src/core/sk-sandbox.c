@@ -210,12 +210,16 @@ probe_run (gpointer data)
   return probe;
 }
 
+static gboolean probe_done;
+
 static const Probe *
 probe_get (void)
 {
   static GOnce once = G_ONCE_INIT;
+  const Probe *probe = g_once (&once, probe_run, NULL);
 
-  return g_once (&once, probe_run, NULL);
+  g_atomic_int_set (&probe_done, TRUE);
+  return probe;
 }
 
 /**
@@ -699,13 +703,13 @@ G_LOCK_DEFINE_STATIC (python_cache);
 static GHashTable *python_cache;
 
 /* Interpreters are asked once per program, and again when they change. */
-static PythonPaths *
-python_paths_get (const char  *python,
+/* The cache's key for @python: its path, where it leads, and when that
+ * changed. */
+static char *
+python_cache_key (const char  *python,
                   GError     **error)
 {
-  g_autofree char *key = NULL;
   g_autofree char *real = realpath (python, NULL);
-  PythonPaths *paths;
   GStatBuf st;
 
   if (real == NULL || g_stat (real, &st) != 0)
@@ -718,7 +722,18 @@ python_paths_get (const char  *python,
       return NULL;
     }
 
-  key = g_strdup_printf ("%s\n%s\n%" G_GINT64_FORMAT, python, real, (gint64) st.st_mtime);
+  return g_strdup_printf ("%s\n%s\n%" G_GINT64_FORMAT, python, real, (gint64) st.st_mtime);
+}
+
+static PythonPaths *
+python_paths_get (const char  *python,
+                  GError     **error)
+{
+  g_autofree char *key = python_cache_key (python, error);
+  PythonPaths *paths;
+
+  if (key == NULL)
+    return NULL;
 
   G_LOCK (python_cache);
   if (python_cache == NULL)
@@ -949,4 +964,83 @@ sk_sandbox_wrap_python (SkSandbox              *self,
 
   return sk_sandbox_wrap (self->kind, self->program, &all,
                           (const char * const *) extra->pdata, argv, env);
+}
+
+/* Preparing ------------------------------------------------------------- */
+
+/**
+ * sk_sandbox_is_prepared:
+ * @python: the full path of an interpreter
+ *
+ * Whether sk_sandbox_new_for_steps() can answer for @python at once: it
+ * runs bubblewrap and the interpreter the first time, which can take a
+ * second where the interpreter is a launcher such as pyenv's.
+ *
+ * Returns: %TRUE when nothing is left to ask
+ */
+gboolean
+sk_sandbox_is_prepared (const char *python)
+{
+  g_autofree char *key = NULL;
+  gboolean known;
+
+  g_return_val_if_fail (python != NULL, FALSE);
+
+  if (!g_atomic_int_get (&probe_done))
+    return FALSE;
+
+  key = python_cache_key (python, NULL);
+  if (key == NULL)
+    return TRUE;
+
+  G_LOCK (python_cache);
+  known = python_cache != NULL && g_hash_table_contains (python_cache, key);
+  G_UNLOCK (python_cache);
+
+  return known;
+}
+
+static void
+prepare_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  const Probe *probe = probe_get ();
+
+  if (probe->kind != SK_SANDBOX_NONE)
+    python_paths_get (task_data, NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * sk_sandbox_prepare_async:
+ * @python: the full path of an interpreter
+ * @callback: called on the thread-default main context once done
+ * @user_data: data for @callback
+ *
+ * Finds the sandbox and asks @python what it needs, in a thread, so that
+ * sk_sandbox_new_for_steps() answers at once afterwards.
+ */
+void
+sk_sandbox_prepare_async (const char          *python,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, callback, user_data);
+
+  g_return_if_fail (python != NULL);
+
+  g_task_set_source_tag (task, sk_sandbox_prepare_async);
+  g_task_set_task_data (task, g_strdup (python), g_free);
+  g_task_run_in_thread (task, prepare_thread);
+}
+
+gboolean
+sk_sandbox_prepare_finish (GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

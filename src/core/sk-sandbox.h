@@ -131,4 +131,11 @@ GPtrArray       *sk_sandbox_wrap_python        (SkSandbox        *self,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkSandbox, sk_sandbox_unref)
 
+gboolean         sk_sandbox_is_prepared        (const char          *python);
+void             sk_sandbox_prepare_async      (const char          *python,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+gboolean         sk_sandbox_prepare_finish     (GAsyncResult        *result,
+                                                GError             **error);
+
 G_END_DECLS
