@@ -259,6 +259,22 @@ test_run_asks_permissions (Fixture       *f,
   forget_python ();
 }
 
+/* Messages are text, not markup: bubblewrap's, for one, names a web
+ * address in angle brackets. Read as markup, it would fail with a warning,
+ * fatal here. */
+static void
+test_toast_is_text (Fixture       *f,
+                    gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+
+  sk_window_show_toast (window, "See <https://deb.li/bubblewrap> & more.");
+  drain ();
+  g_assert_cmpstr (_sk_window_get_last_toast (window), ==, "See <https://deb.li/bubblewrap> & more.");
+
+  destroy_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -271,6 +287,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("run/nothing-marked", test_run_nothing_marked);
   SK_TEST_WINDOW_ADD ("run/no-script", test_run_no_script);
   SK_TEST_WINDOW_ADD ("run/asks-permissions", test_run_asks_permissions);
+  SK_TEST_WINDOW_ADD ("run/toast-is-text", test_toast_is_text);
 
   return sk_test_window_run ();
 }

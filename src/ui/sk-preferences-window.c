@@ -67,12 +67,16 @@ static void
 show_toast (SkPreferencesWindow *self,
             const char          *message)
 {
+  g_autofree char *escaped = NULL;
   AdwToast *toast;
 
   g_free (self->last_toast);
   self->last_toast = g_strdup (message);
 
-  toast = adw_toast_new (message);
+  /* A toast's title is markup; messages are plain text, and may hold a
+   * web address in angle brackets or an ampersand. */
+  escaped = g_markup_escape_text (message, -1);
+  toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 8);
   adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), toast);
 }

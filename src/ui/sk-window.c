@@ -33,6 +33,7 @@ _sk_window_add_toast (SkWindow   *self,
                       gboolean    offer_preferences)
 {
   const char *action_name = offer_preferences ? "app.agent-preferences" : NULL;
+  g_autofree char *escaped = NULL;
   AdwToast *toast;
 
   g_free (self->last_toast);
@@ -40,7 +41,10 @@ _sk_window_add_toast (SkWindow   *self,
   g_free (self->last_toast_action);
   self->last_toast_action = g_strdup (action_name);
 
-  toast = adw_toast_new (message);
+  /* A toast's title is markup; messages are plain text, and may hold a
+   * web address in angle brackets or an ampersand. */
+  escaped = g_markup_escape_text (message, -1);
+  toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 5);
   if (action_name != NULL)
     {
