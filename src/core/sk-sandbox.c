@@ -817,7 +817,7 @@ sk_sandbox_new_for_steps (SkSandboxPolicy   policy,
                        /* Translators: %s says why no sandbox can be made */
                        _("The steps were not run, because they cannot be confined safely "
                          "here: %s Install bubblewrap (the “bubblewrap” package), or, if you "
-                         "trust their code, set “Sandbox for Steps” to “When available” in "
+                         "trust their code, set “Sandbox for Steps” to “When Available” in "
                          "Preferences (“skele run --sandbox when-available” on the command "
                          "line)."),
                        probe->reason != NULL ? probe->reason : "");
