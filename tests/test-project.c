@@ -570,6 +570,26 @@ test_save_exponent_doubles (void)
   g_assert_false (sk_node_get_position (sk_project_get_node (project, "1"), NULL, NULL));
 }
 
+/* A place on the canvas is saved without the float noise of a drag. */
+static void
+test_position_noise (void)
+{
+  g_autoptr(SkProject) project = sk_project_new (NULL);
+  g_autoptr(SkNode) node = sk_node_new ("1", "Load");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize length = 0;
+
+  sk_node_set_position (node, 3.9999923706054688, 12.3);
+  g_assert_true (sk_project_add_node (project, node, &error));
+  g_assert_no_error (error);
+
+  data = sk_project_to_data (project, &length);
+  sk_test_assert_contains (data, "\"x\" : 4,");
+  sk_test_assert_contains (data, "\"y\" : 12.5");
+  g_assert_null (strstr (data, "3.99999"));
+}
+
 /* Every input the fuzzer of tests/fuzz/ found a fault with. */
 static void
 test_fuzz_regressions (void)
@@ -1737,6 +1757,7 @@ main (int   argc,
   g_test_add_func ("/project/load/lone-surrogate", test_lone_surrogate);
   g_test_add_func ("/project/load/bad-unicode-escape", test_bad_unicode_escape);
   g_test_add_func ("/project/load/fuzz-regressions", test_fuzz_regressions);
+  g_test_add_func ("/project/save/position-noise", test_position_noise);
   g_test_add_func ("/project/save/exponent-doubles", test_save_exponent_doubles);
   g_test_add_func ("/project/load/too-deep", test_too_deep);
   g_test_add_func ("/project/load/missing", test_load_missing);

@@ -249,10 +249,12 @@ test_run_asks_permissions (Fixture       *f,
   g_assert_cmpstr (granted[0], ==, "load_sales network");
   g_assert_null (granted[1]);
 
-  /* Asked once: the next run starts at once. */
+  /* Asked once: the next run starts at once, and says that nothing had
+   * to run again. */
   activate (window, "run");
   g_assert_null (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
   SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  g_assert_cmpstr (_sk_window_get_last_toast (window), ==, "Run finished: 5 steps were up to date");
 
   destroy_window (window);
   g_settings_reset (settings, "granted-permissions");

@@ -382,6 +382,25 @@ sk_node_update_from_json (SkNode      *self,
   return TRUE;
 }
 
+/* A place on the canvas is kept to half a unit, which a double holds
+ * exactly: the float noise of a drag (3.9999923706054688) means nothing to
+ * a reader of the file, and a whole number is written as one. Values too
+ * large for that keep their own form. */
+static void
+set_coordinate (JsonObject *object,
+                const char *member,
+                double      value)
+{
+  double rounded = rint (value * 2) / 2;
+
+  if (fabs (value) >= 1e15)
+    json_object_set_double_member (object, member, value);
+  else if (rounded == rint (rounded))
+    json_object_set_int_member (object, member, (gint64) rounded);
+  else
+    json_object_set_double_member (object, member, rounded);
+}
+
 /**
  * sk_node_to_json:
  * @self: a #SkNode
@@ -429,8 +448,8 @@ sk_node_to_json (SkNode *self)
 
       if (self->has_position)
         {
-          json_object_set_double_member (skele, "x", self->x);
-          json_object_set_double_member (skele, "y", self->y);
+          set_coordinate (skele, "x", self->x);
+          set_coordinate (skele, "y", self->y);
         }
 
       copy_unknown_members (self->skele_extra, skele, NULL);

@@ -157,9 +157,19 @@ report_run (SkWindow          *self,
   else
     g_string_append (message, _("Run finished"));
 
+  /* What ran and what was already up to date are told apart: "5 steps
+   * succeeded" after a run that ran nothing would not be true. */
   g_string_append_printf (message, ": ");
-  g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step succeeded", "%u steps succeeded", stats->succeeded + stats->up_to_date),
-                          stats->succeeded + stats->up_to_date);
+  if (stats->succeeded > 0 || stats->up_to_date == 0)
+    g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step succeeded", "%u steps succeeded", stats->succeeded),
+                            stats->succeeded);
+  if (stats->up_to_date > 0)
+    {
+      if (stats->succeeded > 0)
+        g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u step was up to date", "%u steps were up to date", stats->up_to_date),
+                              stats->up_to_date);
+    }
   if (stats->failed > 0)
     {
       g_string_append (message, ", ");
