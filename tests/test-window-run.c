@@ -261,6 +261,25 @@ test_run_asks_permissions (Fixture       *f,
   forget_python ();
 }
 
+/* An empty workflow has nothing to run or arrange; its first step does. */
+static void
+test_run_empty (Fixture       *f,
+                gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project = create_and_open (window, f, "empty");
+
+  g_assert_false (action_enabled (window, "run"));
+  g_assert_false (action_enabled (window, "arrange"));
+  g_assert_false (action_enabled (window, "generate-code"));
+
+  add_step (project, "1", "first");
+  g_assert_true (action_enabled (window, "run"));
+  g_assert_true (action_enabled (window, "arrange"));
+
+  destroy_window (window);
+}
+
 /* Messages are text, not markup: bubblewrap's, for one, names a web
  * address in angle brackets. Read as markup, it would fail with a warning,
  * fatal here. */
@@ -290,6 +309,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("run/no-script", test_run_no_script);
   SK_TEST_WINDOW_ADD ("run/asks-permissions", test_run_asks_permissions);
   SK_TEST_WINDOW_ADD ("run/toast-is-text", test_toast_is_text);
+  SK_TEST_WINDOW_ADD ("run/empty", test_run_empty);
 
   return sk_test_window_run ();
 }

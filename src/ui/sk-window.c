@@ -146,7 +146,9 @@ _sk_window_get_action_enabled (SkWindow   *self,
                                const char *name)
 {
   SkHistory *history = _sk_window_history (self);
+  SkProject *project = _sk_window_project (self);
   gboolean has_project = self->workspace != NULL;
+  gboolean has_steps = project != NULL && g_list_model_get_n_items (G_LIST_MODEL (project)) > 0;
   gboolean running = _sk_window_is_running (self);
 
   if (g_str_equal (name, "undo"))
@@ -155,8 +157,11 @@ _sk_window_get_action_enabled (SkWindow   *self,
     return has_project && sk_history_get_can_redo (history);
   if (g_str_equal (name, "stop"))
     return running;
+  /* An empty workflow has nothing to run, write or arrange. */
   if (g_str_has_prefix (name, "run") || g_str_equal (name, "generate-code"))
-    return has_project && !running;
+    return has_steps && !running;
+  if (g_str_equal (name, "arrange"))
+    return has_steps;
   if (g_str_equal (name, "regenerate-code"))
     return has_project && !running &&
            sk_canvas_get_selected_node (self->canvas) != NULL &&
