@@ -293,7 +293,10 @@ add_step (SkProject  *project,
 {
   g_autoptr(SkNode) node = sk_node_new (id, name);
   g_autoptr(GError) error = NULL;
+  g_autofree char *task = g_strdup_printf ("Do what “%s” says.", name);
 
+  /* The coding agent writes code only for a step with a task. */
+  sk_node_set_input_text (node, task);
   sk_node_set_run (node, TRUE);
   sk_node_set_position (node, 100, 100);
   sk_project_add_node (project, node, &error);

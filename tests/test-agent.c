@@ -656,6 +656,26 @@ test_cli (Fixture       *fixture,
   g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 6);
 }
 
+#define EMPTY_TASK_JSON \
+  "{\"process_name\": \"empty\", \"nodes\": {" \
+  "  \"1\": {\"name\": \"vague\", \"priors\": [], \"run\": true," \
+  "         \"input\": {\"text\": \" \\n \"}}}}"
+
+/* A step with no task is not sent to the model: there is nothing to write
+ * its code from, and tokens would be spent for nothing. */
+static void
+test_empty_task (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  run (fixture, FALSE);
+  g_assert_true (fixture->ok);
+  g_assert_cmpuint (fixture->stats.failed, ==, 1);
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 0);
+  g_assert_cmpint (sk_node_get_state (node (fixture, "vague")), ==, SK_NODE_STATE_FAILED);
+  sk_test_assert_contains (sk_node_get_error_text (node (fixture, "vague")), "has no task yet");
+  g_assert_false (sk_test_exists (fixture->folder, "vague/vague.py"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -676,6 +696,7 @@ main (int   argc,
   ADD ("cli", test_cli);
   ADD ("reviewer", test_reviewer);
   ADD ("long-session", test_long_session);
+  g_test_add ("/agent/empty-task", Fixture, EMPTY_TASK_JSON, fixture_set_up, test_empty_task, fixture_tear_down);
 
 #undef ADD
 

@@ -709,6 +709,16 @@ agent_step (SkAgent *self)
                             chat_cb, g_object_ref (self));
 }
 
+static gboolean
+is_blank (const char *text)
+{
+  for (const char *p = text; p != NULL && *p != '\0'; p = g_utf8_next_char (p))
+    if (!g_unichar_isspace (g_utf8_get_char (p)))
+      return FALSE;
+
+  return TRUE;
+}
+
 /**
  * sk_agent_run_async:
  *
@@ -738,6 +748,17 @@ sk_agent_run_async (SkAgent             *self,
   g_clear_pointer (&self->summary, g_free);
   g_string_truncate (self->log, 0);
   g_string_truncate (self->text_results, 0);
+
+  /* Code written from nothing would cost tokens and do nothing useful;
+   * a repair has the code to go on. */
+  if (!self->repair && is_blank (sk_node_get_input_text (self->node)))
+    {
+      finish_run (self, g_error_new (SK_AGENT_ERROR, SK_AGENT_ERROR_NO_TASK,
+                                     _("The step “%s” has no task yet. Describe what it should do "
+                                       "in its Task, and the coding agent writes its code from that."),
+                                     sk_node_get_name (self->node)));
+      return;
+    }
 
   if (*sk_node_get_key (self->node) == '\0')
     {

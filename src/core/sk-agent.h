@@ -26,6 +26,7 @@ G_BEGIN_DECLS
  * @SK_AGENT_ERROR_BUDGET: the agent used all its replies without finishing
  * @SK_AGENT_ERROR_NO_KEY: the step has no key, so it has no folder
  * @SK_AGENT_ERROR_PROMPT: a prompt template could not be used
+ * @SK_AGENT_ERROR_NO_TASK: the step has no task to write code from
  *
  * Why the coding agent stopped without finishing.
  */
@@ -34,6 +35,7 @@ typedef enum
   SK_AGENT_ERROR_BUDGET,
   SK_AGENT_ERROR_NO_KEY,
   SK_AGENT_ERROR_PROMPT,
+  SK_AGENT_ERROR_NO_TASK,
 } SkAgentError;
 
 #define SK_AGENT_DEFAULT_MAX_STEPS 30
