@@ -261,6 +261,56 @@ test_run_asks_permissions (Fixture       *f,
   forget_python ();
 }
 
+/* Opened again, a workflow that ran shows what its last run left: the
+ * steps that succeeded, and as stale those whose code changed since, with
+ * everything after them. */
+static void
+test_run_reopen (Fixture       *f,
+                 gconstpointer  data)
+{
+  SkWindow *window;
+  SkProject *project;
+  g_autofree char *script = NULL;
+  g_autofree char *changed = NULL;
+
+  if (skip_without_python ())
+    return;
+
+  use_python ();
+  window = new_window ();
+  copy_example (f);
+  open_and_wait (window, f->folder);
+  activate (window, "run");
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  destroy_window (window);
+
+  window = new_window ();
+  project = open_and_wait (window, f->folder);
+  SK_TEST_WAIT_UNTIL (sk_node_get_state (node_by_key (window, "sales_report")) != SK_NODE_STATE_IDLE,
+                      WAIT_MS);
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      g_assert_cmpint (sk_node_get_state (node), ==, SK_NODE_STATE_SUCCEEDED);
+    }
+  destroy_window (window);
+
+  /* The chart's code changes outside the window. */
+  script = sk_test_read_text (g_file_peek_path (f->folder), "revenue_chart/revenue_chart.py");
+  changed = g_strconcat (script, "\n# changed\n", NULL);
+  sk_test_write_text (g_file_peek_path (f->folder), "revenue_chart/revenue_chart.py", changed);
+
+  window = new_window ();
+  open_and_wait (window, f->folder);
+  SK_TEST_WAIT_UNTIL (sk_node_get_state (node_by_key (window, "load_sales")) != SK_NODE_STATE_IDLE,
+                      WAIT_MS);
+  g_assert_cmpint (sk_node_get_state (node_by_key (window, "load_sales")), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpint (sk_node_get_state (node_by_key (window, "revenue_chart")), ==, SK_NODE_STATE_STALE);
+  destroy_window (window);
+  forget_python ();
+}
+
 /* An empty workflow has nothing to run or arrange; its first step does. */
 static void
 test_run_empty (Fixture       *f,
@@ -310,6 +360,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("run/asks-permissions", test_run_asks_permissions);
   SK_TEST_WINDOW_ADD ("run/toast-is-text", test_toast_is_text);
   SK_TEST_WINDOW_ADD ("run/empty", test_run_empty);
+  SK_TEST_WINDOW_ADD ("run/reopen", test_run_reopen);
 
   return sk_test_window_run ();
 }

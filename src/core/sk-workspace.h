@@ -144,6 +144,7 @@ GPtrArray   *sk_workspace_get_agent_log      (SkWorkspace          *self,
 gboolean     sk_workspace_get_running        (SkWorkspace          *self);
 gboolean     sk_workspace_get_generating     (SkWorkspace          *self);
 GPtrArray   *sk_workspace_get_run_nodes      (SkWorkspace          *self);
+void         sk_workspace_restore_states     (SkWorkspace          *self);
 gboolean     sk_workspace_check_agent        (SkWorkspace          *self,
                                               const SkRunOptions   *options,
                                               GError              **error);

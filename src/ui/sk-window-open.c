@@ -198,6 +198,7 @@ load_cb (GObject      *object,
     }
 
   _sk_window_set_workspace (self, workspace);
+  sk_workspace_restore_states (workspace);
   report_problems (self);
   offer_recovery (self);
 }
