@@ -330,6 +330,30 @@ test_run_empty (Fixture       *f,
   destroy_window (window);
 }
 
+/* F1 where no help viewer is installed says what to install, not GIO's
+ * "Operation not supported". */
+static void
+test_help_without_viewer (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GAppInfo) viewer = g_app_info_get_default_for_uri_scheme ("help");
+  SkWindow *window;
+
+  if (viewer != NULL)
+    {
+      g_test_skip ("a help viewer is installed here, and would open");
+      return;
+    }
+
+  window = new_window ();
+  drain ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "app.help", NULL));
+  SK_TEST_WAIT_UNTIL (_sk_window_get_last_toast (window) != NULL, WAIT_MS);
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "Install Yelp");
+
+  destroy_window (window);
+}
+
 /* Messages are text, not markup: bubblewrap's, for one, names a web
  * address in angle brackets. Read as markup, it would fail with a warning,
  * fatal here. */
@@ -361,6 +385,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("run/toast-is-text", test_toast_is_text);
   SK_TEST_WINDOW_ADD ("run/empty", test_run_empty);
   SK_TEST_WINDOW_ADD ("run/reopen", test_run_reopen);
+  SK_TEST_WINDOW_ADD ("run/help-without-viewer", test_help_without_viewer);
 
   return sk_test_window_run ();
 }

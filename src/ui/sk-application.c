@@ -316,14 +316,46 @@ agent_preferences_action (GSimpleAction *action,
 }
 
 static void
+help_launched_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(SkApplication) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  GtkWindow *window;
+
+  if (g_app_info_launch_default_for_uri_finish (result, &error))
+    return;
+
+  /* GIO's own words ("Operation not supported") do not say what to do. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ||
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    message = g_strdup (_("The help cannot be shown: no help viewer is installed. Install Yelp "
+                          "(the “yelp” package) to read it."));
+  else
+    message = g_strdup_printf (_("The help cannot be shown: %s"), error->message);
+
+  window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  if (SK_IS_WINDOW (window))
+    sk_window_show_toast (SK_WINDOW (window), message);
+  else
+    g_message ("%s", message);
+}
+
+static void
 help_action (GSimpleAction *action,
              GVariant      *parameter,
              gpointer       user_data)
 {
   SkApplication *self = user_data;
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  g_autoptr(GAppLaunchContext) context = NULL;
 
-  gtk_show_uri (window, "help:skele-code", GDK_CURRENT_TIME);
+  if (window != NULL)
+    context = G_APP_LAUNCH_CONTEXT (gdk_display_get_app_launch_context (gtk_widget_get_display (GTK_WIDGET (window))));
+  g_app_info_launch_default_for_uri_async ("help:skele-code", context, NULL,
+                                           help_launched_cb, g_object_ref (self));
 }
 
 static const GActionEntry app_actions[] = {
