@@ -570,6 +570,29 @@ test_save_exponent_doubles (void)
   g_assert_false (sk_node_get_position (sk_project_get_node (project, "1"), NULL, NULL));
 }
 
+/* A file that is not JSON is named, and what is wrong said in words a
+ * reader can look for, not the parser's. */
+static void
+test_load_malformed_names_file (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("project-malformed");
+  g_autofree char *path = g_build_filename (dir, "process.json", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sk_test_write_text (dir, "process.json",
+                      "{\"process_name\": \"x\", \"nodes\": {\"1\": {\"name\": \"a\" \"priors\": []}}}");
+  project = sk_project_load (folder, &error);
+  g_assert_null (project);
+  g_assert_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE);
+  sk_test_assert_contains (error->message, path);
+  sk_test_assert_contains (error->message, "line 1, column");
+  sk_test_assert_contains (error->message, "a “,” is missing here");
+  g_assert_null (strstr (error->message, "`"));
+  sk_test_remove_tree (dir);
+}
+
 /* A place on the canvas is saved without the float noise of a drag. */
 static void
 test_position_noise (void)
@@ -1758,6 +1781,7 @@ main (int   argc,
   g_test_add_func ("/project/load/bad-unicode-escape", test_bad_unicode_escape);
   g_test_add_func ("/project/load/fuzz-regressions", test_fuzz_regressions);
   g_test_add_func ("/project/save/position-noise", test_position_noise);
+  g_test_add_func ("/project/load/malformed-names-file", test_load_malformed_names_file);
   g_test_add_func ("/project/save/exponent-doubles", test_save_exponent_doubles);
   g_test_add_func ("/project/load/too-deep", test_too_deep);
   g_test_add_func ("/project/load/missing", test_load_missing);

@@ -98,10 +98,51 @@ looks_like_node (JsonNode *node)
          json_object_has_member (object, "input");
 }
 
+/* json-glib speaks of tokens and constants; a reader of the message needs
+ * to know what to look for in the file. What is not recognised is kept. */
+static char *
+plain_parse_error (const char *text)
+{
+  static const char expected_prefix[] = ", expected character `";
+  g_autoptr(GString) plain = g_string_new (text);
+  const char *expected = strstr (text, expected_prefix);
+  gsize length = strlen (expected_prefix);
+
+  /* ", expected character `,'" → ", a “,” is missing here" */
+  if (expected != NULL && expected[length] != '\0' && expected[length + 1] == '\'')
+    {
+      g_autofree char *from = g_strndup (expected, length + 2);
+      g_autofree char *to = g_strdup_printf (_(", a “%c” is missing here"), expected[length]);
+
+      g_string_replace (plain, from, to, 1);
+    }
+
+  g_string_replace (plain, "unexpected string constant", _("unexpected text in quotes"), 0);
+  g_string_replace (plain, "expected string constant", _("a name in quotes was expected"), 0);
+  g_string_replace (plain, "unexpected end of file", _("the file ends too early"), 0);
+  g_string_replace (plain, "unexpected identifier", _("unexpected word"), 0);
+  g_string_replace (plain, "expected value", _("a value was expected"), 0);
+
+  /* The scanner quotes as `x'; a reader expects “x”. */
+  for (gsize i = 0; i + 2 < plain->len; i++)
+    if (plain->str[i] == '`' && plain->str[i + 2] == '\'')
+      {
+        char quoted[2] = { plain->str[i + 1], '\0' };
+
+        g_string_erase (plain, i, 3);
+        g_string_insert (plain, i, "“”");
+        g_string_insert (plain, i + strlen ("“"), quoted);
+        i += strlen ("“”");
+      }
+
+  return g_string_free (g_steal_pointer (&plain), FALSE);
+}
+
 static char *
 describe_parse_error (const GError *error)
 {
   const char *message = error->message;
+  g_autofree char *plain = NULL;
   const char *rest;
   guint64 line, column;
   char *end;
@@ -126,7 +167,8 @@ describe_parse_error (const GError *error)
   if (g_str_has_prefix (rest, "Parse error: "))
     rest += strlen ("Parse error: ");
 
-  return g_strdup_printf (_("line %u, column %u: %s"), (guint) line, (guint) column, rest);
+  plain = plain_parse_error (rest);
+  return g_strdup_printf (_("line %u, column %u: %s"), (guint) line, (guint) column, plain);
 }
 
 /* Reads the text of @member, or of @old_member when there is no @member;
@@ -494,6 +536,12 @@ report_replaced_text (SkProject  *self,
                                "workflow to keep the repair."));
 }
 
+static SkProject *load_from_data (const char  *data,
+                                  gssize       length,
+                                  GFile       *folder,
+                                  const char  *path,
+                                  GError     **error);
+
 /**
  * sk_project_load_from_data:
  * @data: the contents of a process.json file
@@ -511,6 +559,17 @@ sk_project_load_from_data (const char  *data,
                            gssize       length,
                            GFile       *folder,
                            GError     **error)
+{
+  return load_from_data (data, length, folder, NULL, error);
+}
+
+/* @path names the file in messages, when the data came from one. */
+static SkProject *
+load_from_data (const char  *data,
+                gssize       length,
+                GFile       *folder,
+                const char  *path,
+                GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(SkProject) self = NULL;
@@ -557,8 +616,14 @@ sk_project_load_from_data (const char  *data,
     {
       g_autofree char *where = describe_parse_error (local_error);
 
-      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE,
-                   _("The workflow file is not valid JSON: %s."), where);
+      if (path != NULL)
+        g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE,
+                     _("The workflow file “%s” is not valid JSON: %s. Nothing was changed; "
+                       "correct it in a text editor."),
+                     path, where);
+      else
+        g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_PARSE,
+                     _("The workflow file is not valid JSON: %s."), where);
       g_hash_table_unref (state.counts);
       g_ptr_array_unref (state.duplicates);
       return NULL;
@@ -641,7 +706,11 @@ sk_project_load (GFile   *file,
       return NULL;
     }
 
-  return sk_project_load_from_data (contents, length, folder, error);
+  {
+    g_autofree char *path = g_file_get_path (json_file);
+
+    return load_from_data (contents, length, folder, path, error);
+  }
 }
 
 /* Writes the workflow's members in their canonical order; the "nodes"
