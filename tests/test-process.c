@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <glib/gstdio.h>
 #include <glib-unix.h>
@@ -640,6 +641,51 @@ test_parent_death (void)
 #endif
 }
 
+/* What a program killed outright left running is stopped by the next:
+ * a process marked by a spawner that is gone. */
+static void
+test_kill_orphans (void)
+{
+  g_autoptr(GSubprocess) orphan = NULL;
+  g_autoptr(GSubprocess) kept = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *orphan_mark = NULL;
+  g_autofree char *kept_mark = NULL;
+  pid_t gone_pid, orphan_pid, kept_pid;
+
+  /* A number that no process has any more. */
+  gone_pid = fork ();
+  if (gone_pid == 0)
+    _exit (0);
+  g_assert_cmpint (gone_pid, >, 0);
+  g_assert_cmpint (waitpid (gone_pid, NULL, 0), ==, gone_pid);
+  orphan_mark = g_strdup_printf ("SKELE_PROCESS_%d_0123456789abcdef", (int) gone_pid);
+  kept_mark = g_strdup_printf ("SKELE_PROCESS_%d_0123456789abcdef", (int) getpid ());
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_setenv (launcher, orphan_mark, "1", TRUE);
+  orphan = g_subprocess_launcher_spawn (launcher, &error, "sleep", "60", NULL);
+  g_assert_no_error (error);
+  g_subprocess_launcher_unsetenv (launcher, orphan_mark);
+  g_subprocess_launcher_setenv (launcher, kept_mark, "1", TRUE);
+  kept = g_subprocess_launcher_spawn (launcher, &error, "sleep", "60", NULL);
+  g_assert_no_error (error);
+  orphan_pid = (pid_t) g_ascii_strtoll (g_subprocess_get_identifier (orphan), NULL, 10);
+  kept_pid = (pid_t) g_ascii_strtoll (g_subprocess_get_identifier (kept), NULL, 10);
+
+  sk_process_kill_orphans ();
+
+  g_assert_true (g_subprocess_wait (orphan, NULL, &error));
+  g_assert_true (g_subprocess_get_if_signaled (orphan));
+  g_assert_cmpint (g_subprocess_get_term_sig (orphan), ==, SIGKILL);
+  g_assert_cmpint (kill (kept_pid, 0), ==, 0);
+  g_assert_cmpint (orphan_pid, >, 0);
+
+  g_subprocess_force_exit (kept);
+  g_assert_true (g_subprocess_wait (kept, NULL, &error));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -667,6 +713,7 @@ main (int   argc,
   g_test_add_func ("/process/wait-again", test_wait_again);
   g_test_add_func ("/process/dropped", test_dropped);
   g_test_add_func ("/process/parent-death", test_parent_death);
+  g_test_add_func ("/process/kill-orphans", test_kill_orphans);
 
   return g_test_run ();
 }

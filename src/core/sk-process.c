@@ -320,6 +320,75 @@ kill_marked_pass (const char *entry,
 }
 #endif
 
+#ifdef __linux__
+/* Whether @environ_text marks a process spawned by a program that is gone:
+ * "SKELE_PROCESS_PID_…" where PID no longer runs. A number given to another
+ * process since reads as alive, which errs on the side of leaving be. */
+static gboolean
+environ_has_orphan_mark (const char *environ_text,
+                         gsize       length)
+{
+  const char *end = environ_text + length;
+
+  for (const char *p = environ_text; p < end; p += strnlen (p, end - p) + 1)
+    {
+      guint64 owner;
+      char *after;
+
+      if (strncmp (p, MARK_PREFIX, MIN ((gsize) (end - p), strlen (MARK_PREFIX))) != 0)
+        continue;
+
+      owner = g_ascii_strtoull (p + strlen (MARK_PREFIX), &after, 10);
+      if (after == p + strlen (MARK_PREFIX) || *after != '_' || owner == 0 || owner > G_MAXINT)
+        continue;
+
+      if (kill ((pid_t) owner, 0) != 0 && errno == ESRCH)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+#endif
+
+/**
+ * sk_process_kill_orphans:
+ *
+ * Kills what a program killed outright (kill -9) left running: processes
+ * that it spawned, or that they started, whose program is gone. Such a
+ * program could not stop them itself, and a sandbox that was starting at
+ * that moment may not have learnt that its parent died. It looks only at
+ * this user's processes that carry a mark of sk_process_spawn().
+ */
+void
+sk_process_kill_orphans (void)
+{
+#ifdef __linux__
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  pid_t self_pid = getpid ();
+  const char *name;
+
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *environ_text = NULL;
+      gsize length = 0;
+      guint64 number;
+
+      if (!g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT, &number, NULL) ||
+          (pid_t) number == self_pid)
+        continue;
+
+      path = g_strdup_printf ("/proc/%d/environ", (int) number);
+      if (g_file_get_contents (path, &environ_text, &length, NULL) &&
+          environ_has_orphan_mark (environ_text, length))
+        {
+          g_debug ("Killing process %d, left by a program that was killed", (int) number);
+          kill ((pid_t) number, SIGKILL);
+        }
+    }
+#endif
+}
+
 /* Passes are repeated while they find something new, since a process may
  * fork between being found and being killed.
  */

@@ -74,6 +74,7 @@ gboolean    sk_process_wait_finish       (SkProcess           *self,
 void        sk_process_signal            (SkProcess           *self,
                                           int                  signum);
 void        sk_process_kill              (SkProcess           *self);
+void        sk_process_kill_orphans      (void);
 
 /* Results, after the wait. */
 GSubprocess *sk_process_get_subprocess   (SkProcess           *self);

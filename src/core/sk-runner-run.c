@@ -17,6 +17,7 @@
 #include "sk-agent.h"
 #include "sk-harness.h"
 #include "sk-json.h"
+#include "sk-process.h"
 #include "sk-run-record.h"
 #include "sk-runner-private.h"
 #include "sk-sandbox.h"
@@ -1111,6 +1112,10 @@ run_start (SkRunner     *self,
       g_object_unref (task);
       return;
     }
+
+  /* A run killed outright may have left a step running, holding its
+   * folder; it is stopped before its step runs again. */
+  sk_process_kill_orphans ();
 
   if (!generate_only)
     {
