@@ -323,6 +323,43 @@ test_connect (Fixture       *fixture,
   g_assert_false (sk_history_undo (fixture->history));
 }
 
+/* Undoing back to what was saved takes away the unsaved mark; a change
+ * after that, or redoing past it, brings it back. */
+static void
+test_saved_state (Fixture       *fixture,
+                  gconstpointer  unused)
+{
+  SkNode *load = node (fixture, "1");
+
+  sk_project_set_modified (fixture->project, FALSE);
+
+  sk_node_set_name (load, "Load sales");
+  sk_history_flush (fixture->history);
+  g_assert_true (sk_project_get_modified (fixture->project));
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_false (sk_project_get_modified (fixture->project));
+  g_assert_true (sk_history_redo (fixture->history));
+  g_assert_true (sk_project_get_modified (fixture->project));
+
+  /* Saved with the rename made, and a change still waiting for its step. */
+  sk_node_set_name (load, "Load all sales");
+  sk_project_set_modified (fixture->project, FALSE);
+  sk_node_set_name (load, "Load every sale");
+  sk_history_flush (fixture->history);
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_cmpstr (sk_node_get_name (load), ==, "Load all sales");
+  g_assert_false (sk_project_get_modified (fixture->project));
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_true (sk_project_get_modified (fixture->project));
+
+  /* Any change after that brings the mark back. */
+  sk_history_redo (fixture->history);
+  g_assert_false (sk_project_get_modified (fixture->project));
+  sk_node_set_name (load, "Load all sales!");
+  sk_history_flush (fixture->history);
+  g_assert_true (sk_project_get_modified (fixture->project));
+}
+
 static void
 test_rename (Fixture       *fixture,
              gconstpointer  unused)
@@ -962,6 +999,7 @@ main (int   argc,
   ADD ("/history/delete-two", test_delete_two);
   ADD ("/history/connect", test_connect);
   ADD ("/history/rename", test_rename);
+  ADD ("/history/saved-state", test_saved_state);
   ADD ("/history/move-group", test_move_group);
   ADD ("/history/typing/merges", test_typing_merges);
   ADD ("/history/typing/no-window", test_typing_no_window);

@@ -44,6 +44,8 @@ typedef struct
   /* The one text member this step changed, when it can absorb the next. */
   char       *merge_member;
   gint64      time;
+  /* Unique for the history's life, so that the saved state can be found. */
+  guint64     serial;
 } Step;
 
 struct _SkHistory
@@ -73,6 +75,11 @@ struct _SkHistory
 
   gint64       merge_window_us;
 
+  /* The undo step on top when the workflow was last saved (0: none), so
+   * that undoing back to it clears the unsaved mark. */
+  guint64      next_serial;
+  guint64      saved_serial;
+
   /* What the properties said last, so that they notify only changes. */
   char        *last_undo_label;
   char        *last_redo_label;
@@ -82,6 +89,7 @@ struct _SkHistory
   guint        can_merge : 1;
   guint        last_can_undo : 1;
   guint        last_can_redo : 1;
+  guint        saved_known : 1;
 };
 
 G_DEFINE_FINAL_TYPE (SkHistory, sk_history, G_TYPE_OBJECT)
@@ -286,6 +294,10 @@ apply_node_state (SkNode     *node,
 
 static void
 schedule_close (SkHistory *self);
+
+static void
+close_step (SkHistory  *self,
+            const char *label);
 
 static void
 mark_dirty (SkHistory  *self,
@@ -510,6 +522,46 @@ take_changes (SkHistory  *self,
     }
 }
 
+static guint64
+top_serial (SkHistory *self)
+{
+  Step *top = g_queue_peek_head (&self->undo_steps);
+
+  return top != NULL ? top->serial : 0;
+}
+
+/* After undo or redo, the workflow is as it was saved when the step on top
+ * is the one that was on top then. */
+static void
+check_saved_state (SkHistory *self)
+{
+  if (self->saved_known &&
+      top_serial (self) == self->saved_serial &&
+      sk_project_get_modified (self->project))
+    sk_project_set_modified (self->project, FALSE);
+}
+
+static void
+project_modified_cb (SkHistory *self)
+{
+  if (sk_project_get_modified (self->project) || self->applying)
+    return;
+
+  if (self->depth > 0)
+    {
+      self->saved_known = FALSE;
+      return;
+    }
+
+  /* A change still waiting for its step was saved along with the rest. */
+  close_step (self, NULL);
+  self->saved_serial = top_serial (self);
+  self->saved_known = TRUE;
+  /* Typing after a save starts a step of its own, so that undo can stop at
+   * the saved text. */
+  self->can_merge = FALSE;
+}
+
 static void
 update_properties (SkHistory *self)
 {
@@ -585,6 +637,8 @@ merge_step (SkHistory *self,
   g_clear_pointer (&last_change->after, json_object_unref);
   last_change->after = json_object_ref (change->after);
   last->time = step->time;
+  if (last->serial == self->saved_serial)
+    self->saved_known = FALSE;
 
   /* Typing that ends where it began leaves nothing to undo. */
   if (json_object_equal (last_change->before, last_change->after))
@@ -643,6 +697,8 @@ close_step (SkHistory  *self,
       return;
     }
 
+  step->serial = ++self->next_serial;
+
   step->ops = g_steal_pointer (&ops);
   step->time = g_get_monotonic_time ();
   step->label = label != NULL ? g_strdup (label) : _sk_history_describe_changes (step->changes);
@@ -660,7 +716,12 @@ close_step (SkHistory  *self,
     {
       g_queue_push_head (&self->undo_steps, step);
       while (g_queue_get_length (&self->undo_steps) > SK_HISTORY_MAX_STEPS)
-        step_free (g_queue_pop_tail (&self->undo_steps));
+        {
+          /* The steps back to a state saved before the oldest are gone. */
+          if (self->saved_serial == 0)
+            self->saved_known = FALSE;
+          step_free (g_queue_pop_tail (&self->undo_steps));
+        }
       self->can_merge = TRUE;
     }
 
@@ -788,6 +849,8 @@ sk_history_constructed (GObject *object)
   g_signal_connect (self->project, "node-added", G_CALLBACK (node_added_cb), self);
   g_signal_connect (self->project, "node-removed", G_CALLBACK (node_removed_cb), self);
   g_signal_connect (self->project, "changed", G_CALLBACK (project_changed_cb), self);
+  g_signal_connect_swapped (self->project, "notify::modified", G_CALLBACK (project_modified_cb), self);
+  self->saved_known = !sk_project_get_modified (self->project);
 }
 
 static void
@@ -1139,6 +1202,7 @@ sk_history_undo (SkHistory *self)
   apply_step (self, step, TRUE);
   g_queue_push_head (&self->redo_steps, step);
   self->can_merge = FALSE;
+  check_saved_state (self);
   update_properties (self);
 
   return TRUE;
@@ -1173,6 +1237,7 @@ sk_history_redo (SkHistory *self)
   apply_step (self, step, FALSE);
   g_queue_push_head (&self->undo_steps, step);
   self->can_merge = FALSE;
+  check_saved_state (self);
   update_properties (self);
 
   return TRUE;
@@ -1198,6 +1263,8 @@ sk_history_clear (SkHistory *self)
   self->header_dirty = FALSE;
   self->pending_position = G_MAXUINT;
   self->can_merge = FALSE;
+  self->saved_serial = 0;
+  self->saved_known = !sk_project_get_modified (self->project);
 
   take_snapshot (self);
   update_properties (self);

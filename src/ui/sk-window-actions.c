@@ -698,6 +698,18 @@ zoom_action (GtkWidget  *widget,
   gtk_widget_activate_action (GTK_WIDGET (self->canvas), name, NULL);
 }
 
+/* Escape in any cell comes back here, so that the keyboard is never
+ * caught in a text field with the canvas out of reach. */
+static void
+focus_canvas_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
 /**
  * _sk_window_class_actions_init:
  * @widget_class: the window's class
@@ -726,4 +738,5 @@ _sk_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-reset", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.focus-canvas", NULL, focus_canvas_action);
 }
