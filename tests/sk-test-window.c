@@ -116,6 +116,12 @@ visible_page (SkWindow *window)
   return gtk_stack_get_visible_child_name (GTK_STACK (template_child (window, "stack")));
 }
 
+SkApplication *
+sk_test_window_app (void)
+{
+  return app;
+}
+
 SkWindow *
 new_window (void)
 {

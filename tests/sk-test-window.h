@@ -65,6 +65,7 @@ GtkWidget    *template_child           (SkWindow         *window,
 GtkWidget    *step_list_child          (SkWindow         *window,
                                         const char       *name);
 const char   *visible_page             (SkWindow         *window);
+SkApplication *sk_test_window_app     (void);
 SkWindow     *new_window               (void);
 SkProject    *open_and_wait            (SkWindow         *window,
                                         GFile            *folder);

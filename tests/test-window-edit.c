@@ -10,6 +10,9 @@
 
 #define G_LOG_DOMAIN "test-window-edit"
 
+#include <string.h>
+
+#include <gtksourceview/gtksource.h>
 #include <json-glib/json-glib.h>
 
 #include "sk-properties-dialog.h"
@@ -61,6 +64,141 @@ test_undo_redo (Fixture       *f,
   g_assert_cmpstr (sk_node_get_name (node), ==, "step");
   g_assert_true (action_enabled (window, "undo"));
   g_assert_true (action_enabled (window, "redo"));
+
+  destroy_window (window);
+}
+
+/* An undo of a step that is not selected selects it; one of something not
+ * on the canvas says what it undid. */
+static void
+test_undo_shows_what (Fixture       *f,
+                      gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project = create_and_open (window, f, "flow");
+  SkCanvas *canvas = _sk_window_get_canvas (window);
+  SkNode *load = add_step (project, "1", "load");
+  SkNode *chart = add_step (project, "2", "chart");
+
+  flush_history (window);
+  sk_canvas_select_node (canvas, chart);
+  sk_node_set_name (load, "load sales");
+  flush_history (window);
+  g_assert_true (sk_canvas_get_selected_node (canvas) == chart);
+
+  activate (window, "undo");
+  drain ();
+  g_assert_cmpstr (sk_node_get_name (load), ==, "load");
+  g_assert_true (sk_canvas_get_selected_node (canvas) == load);
+
+  activate (window, "redo");
+  drain ();
+  g_assert_cmpstr (sk_node_get_name (load), ==, "load sales");
+  g_assert_true (sk_canvas_get_selected_node (canvas) == load);
+
+  sk_project_set_name (project, "Sales");
+  flush_history (window);
+  activate (window, "undo");
+  drain ();
+  g_assert_cmpstr (_sk_window_get_last_toast (window), ==, "Undone: Rename Workflow");
+
+  destroy_window (window);
+}
+
+/* Undoing back to what was saved takes the unsaved mark off the title. */
+static void
+test_undo_to_saved (Fixture       *f,
+                    gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project = create_and_open (window, f, "flow");
+  AdwWindowTitle *title = ADW_WINDOW_TITLE (template_child (window, "window_title"));
+  SkNode *load = add_step (project, "1", "load");
+
+  flush_history (window);
+  activate (window, "save");
+  drain ();
+  g_assert_false (g_str_has_prefix (adw_window_title_get_title (title), "•"));
+
+  sk_node_set_name (load, "load sales");
+  flush_history (window);
+  g_assert_true (g_str_has_prefix (adw_window_title_get_title (title), "•"));
+
+  activate (window, "undo");
+  drain ();
+  g_assert_false (g_str_has_prefix (adw_window_title_get_title (title), "•"));
+
+  destroy_window (window);
+}
+
+static GtkWidget *
+find_source_view (GtkWidget *widget)
+{
+  if (GTK_SOURCE_IS_VIEW (widget))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_source_view (child);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* Typing in the code view enables the header's Undo, which undoes that
+ * typing; back on the canvas, Undo is the workflow's again. */
+static void
+test_code_undo_in_header (Fixture       *f,
+                          gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project;
+  GtkWidget *view;
+  GtkTextBuffer *buffer;
+  GtkTextIter end;
+
+  copy_example (f);
+  project = open_and_wait (window, f->folder);
+  gtk_window_present (GTK_WINDOW (window));
+  sk_canvas_select_node (_sk_window_get_canvas (window), sk_project_get_node_by_key (project, "load_sales"));
+  SK_TEST_WAIT_UNTIL (sk_code_cell_get_has_script (_sk_window_get_code_cell (window)), WAIT_MS);
+  g_assert_false (action_enabled (window, "undo"));
+
+  view = find_source_view (GTK_WIDGET (_sk_window_get_code_cell (window)));
+  g_assert_nonnull (view);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  g_assert_true (gtk_widget_grab_focus (view));
+  drain ();
+  g_assert_false (action_enabled (window, "undo"));
+
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_insert_interactive (buffer, &end, "# checked\n", -1, TRUE);
+  gtk_text_buffer_end_user_action (buffer);
+  drain ();
+  g_assert_true (action_enabled (window, "undo"));
+
+  activate (window, "undo");
+  drain ();
+  {
+    GtkTextIter start;
+    g_autofree char *text = NULL;
+
+    gtk_text_buffer_get_bounds (buffer, &start, &end);
+    text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+    g_assert_null (strstr (text, "# checked"));
+  }
+  g_assert_true (action_enabled (window, "redo"));
+
+  gtk_widget_grab_focus (GTK_WIDGET (_sk_window_get_canvas (window)));
+  drain ();
+  g_assert_false (action_enabled (window, "undo"));
+  g_assert_false (action_enabled (window, "redo"));
 
   destroy_window (window);
 }
@@ -537,6 +675,9 @@ main (int   argc,
     return 0;
 
   SK_TEST_WINDOW_ADD ("undo-redo", test_undo_redo);
+  SK_TEST_WINDOW_ADD ("undo-shows-what", test_undo_shows_what);
+  SK_TEST_WINDOW_ADD ("undo-to-saved", test_undo_to_saved);
+  SK_TEST_WINDOW_ADD ("code-undo-in-header", test_code_undo_in_header);
   SK_TEST_WINDOW_ADD ("rename-moves-folder", test_rename_moves_folder);
   SK_TEST_WINDOW_ADD ("properties/rename", test_properties_rename);
   SK_TEST_WINDOW_ADD ("properties/invalid-json", test_properties_invalid_json);

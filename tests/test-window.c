@@ -13,6 +13,70 @@
 
 #include "sk-test-window.h"
 
+/* Layout ----------------------------------------------------------------- */
+
+static SkWindow *
+sized_window (int width,
+              int height)
+{
+  SkWindow *window = sk_window_new (sk_test_window_app ());
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+/* Where the cells do not fit side by side they fold into one at a time,
+ * with a switcher; the canvas keeps a third of the height or more. */
+static void
+test_layout_narrow (Fixture       *f,
+                    gconstpointer  data)
+{
+  SkWindow *window = sized_window (800, 600);
+  AdwLeaflet *leaflet;
+  GtkWidget *canvas;
+  SkProject *project;
+
+  copy_example (f);
+  project = open_and_wait (window, f->folder);
+  sk_canvas_select_node (_sk_window_get_canvas (window), sk_project_get_node_by_key (project, "load_sales"));
+  leaflet = ADW_LEAFLET (template_child (window, "cells_leaflet"));
+  canvas = GTK_WIDGET (_sk_window_get_canvas (window));
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_height (canvas) > 0 && adw_leaflet_get_folded (leaflet), WAIT_MS);
+  drain ();
+
+  g_assert_true (gtk_widget_get_visible (template_child (window, "cells_switcher")));
+  g_assert_true (adw_leaflet_get_visible_child (leaflet) == GTK_WIDGET (_sk_window_get_input_cell (window)));
+  /* A button activated from the keyboard clicks after its press shows. */
+  gtk_widget_activate (template_child (window, "code_toggle"));
+  SK_TEST_WAIT_UNTIL (adw_leaflet_get_visible_child (leaflet) == GTK_WIDGET (_sk_window_get_code_cell (window)), WAIT_MS);
+  g_assert_cmpint (gtk_widget_get_height (canvas), >=, gtk_widget_get_height (GTK_WIDGET (window)) / 3);
+
+  destroy_window (window);
+}
+
+static void
+test_layout_wide (Fixture       *f,
+                  gconstpointer  data)
+{
+  SkWindow *window = sized_window (1280, 800);
+  AdwLeaflet *leaflet;
+  SkProject *project;
+
+  copy_example (f);
+  project = open_and_wait (window, f->folder);
+  sk_canvas_select_node (_sk_window_get_canvas (window), sk_project_get_node_by_key (project, "load_sales"));
+  leaflet = ADW_LEAFLET (template_child (window, "cells_leaflet"));
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_width (GTK_WIDGET (leaflet)) > 0, WAIT_MS);
+  drain ();
+
+  g_assert_false (adw_leaflet_get_folded (leaflet));
+  g_assert_false (gtk_widget_get_visible (template_child (window, "cells_switcher")));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (_sk_window_get_code_cell (window))));
+
+  destroy_window (window);
+}
+
 /* Opening ---------------------------------------------------------------- */
 
 static void
@@ -491,6 +555,8 @@ main (int   argc,
   if (!sk_test_window_init (&argc, &argv))
     return 0;
 
+  SK_TEST_WINDOW_ADD ("layout/narrow", test_layout_narrow);
+  SK_TEST_WINDOW_ADD ("layout/wide", test_layout_wide);
   SK_TEST_WINDOW_ADD ("open/example", test_open_example);
   SK_TEST_WINDOW_ADD ("open/malformed", test_open_malformed);
   SK_TEST_WINDOW_ADD ("open/problems", test_open_problems);

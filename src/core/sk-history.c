@@ -1156,6 +1156,51 @@ sk_history_get_undo_label (SkHistory *self)
 }
 
 /**
+ * sk_history_get_node_ids:
+ * @self: a #SkHistory
+ * @redo: %TRUE for the step sk_history_redo() would redo, %FALSE for the
+ *   one sk_history_undo() would undo
+ *
+ * Tells which steps of the workflow that step changes, added or removed,
+ * so that the window can show them.
+ *
+ * Returns: (transfer full): the nodes' identifiers, without repeats; empty
+ *   if the step only changed the workflow's own members, or there is none
+ */
+char **
+sk_history_get_node_ids (SkHistory *self,
+                         gboolean   redo)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  Step *step;
+
+  g_return_val_if_fail (SK_IS_HISTORY (self), NULL);
+
+  step = g_queue_peek_head (redo ? &self->redo_steps : &self->undo_steps);
+  if (step == NULL)
+    return g_strv_builder_end (builder);
+
+  for (guint i = 0; i < step->changes->len; i++)
+    {
+      Change *change = g_ptr_array_index (step->changes, i);
+
+      if (change->id != NULL && g_hash_table_add (seen, change->id))
+        g_strv_builder_add (builder, change->id);
+    }
+
+  for (guint i = 0; i < step->ops->len; i++)
+    {
+      Op *op = g_ptr_array_index (step->ops, i);
+
+      if (g_hash_table_add (seen, op->id))
+        g_strv_builder_add (builder, op->id);
+    }
+
+  return g_strv_builder_end (builder);
+}
+
+/**
  * sk_history_get_redo_label:
  * @self: a #SkHistory
  *

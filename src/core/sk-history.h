@@ -30,6 +30,8 @@ gboolean    sk_history_get_can_undo   (SkHistory   *self);
 gboolean    sk_history_get_can_redo   (SkHistory   *self);
 const char *sk_history_get_undo_label (SkHistory   *self);
 const char *sk_history_get_redo_label (SkHistory   *self);
+char      **sk_history_get_node_ids   (SkHistory   *self,
+                                       gboolean     redo);
 gboolean    sk_history_undo           (SkHistory   *self);
 gboolean    sk_history_redo           (SkHistory   *self);
 void        sk_history_clear          (SkHistory   *self);

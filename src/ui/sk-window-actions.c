@@ -66,6 +66,46 @@ text_widget_undo (GtkWidget *focus,
   return TRUE;
 }
 
+/* An undo the user cannot see is no undo to them: the step it changed is
+ * selected and scrolled to, unless one it changed is selected already, and
+ * a change of something not on the canvas is named. */
+static void
+show_undone (SkWindow    *self,
+             char       **ids,
+             const char  *label,
+             gboolean     redo)
+{
+  SkProject *project = _sk_window_project (self);
+  g_autoptr(GPtrArray) selected = sk_canvas_get_selected_nodes (self->canvas);
+  SkNode *first = NULL;
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      SkNode *node = sk_project_get_node (project, ids[i]);
+
+      if (node == NULL)
+        continue;
+      if (g_ptr_array_find (selected, node, NULL))
+        return;
+      if (first == NULL)
+        first = node;
+    }
+
+  if (first != NULL)
+    {
+      sk_canvas_select_node (self->canvas, first);
+      sk_canvas_scroll_to_node (self->canvas, first);
+    }
+  else if (label != NULL)
+    {
+      g_autofree char *message = NULL;
+
+      /* Translators: the argument is what was undone, such as "Delete Step". */
+      message = g_strdup_printf (redo ? _("Redone: %s") : _("Undone: %s"), label);
+      sk_window_show_toast (self, message);
+    }
+}
+
 static void
 undo_action (GtkWidget  *widget,
              const char *action_name,
@@ -73,6 +113,9 @@ undo_action (GtkWidget  *widget,
 {
   SkWindow *self = SK_WINDOW (widget);
   gboolean redo = g_str_equal (action_name, "win.redo");
+  g_autofree char *label = NULL;
+  g_auto(GStrv) ids = NULL;
+  SkHistory *history;
 
   if (text_widget_undo (gtk_root_get_focus (GTK_ROOT (self)), redo))
     return;
@@ -80,10 +123,15 @@ undo_action (GtkWidget  *widget,
   if (_sk_window_history (self) == NULL)
     return;
 
-  if (redo)
-    sk_history_redo (_sk_window_history (self));
-  else
-    sk_history_undo (_sk_window_history (self));
+  history = _sk_window_history (self);
+  sk_history_flush (history);
+  label = g_strdup (redo ? sk_history_get_redo_label (history) : sk_history_get_undo_label (history));
+  ids = sk_history_get_node_ids (history, redo);
+
+  if (!(redo ? sk_history_redo (history) : sk_history_undo (history)))
+    return;
+
+  show_undone (self, ids, label, redo);
 }
 
 /* Running and writing code */

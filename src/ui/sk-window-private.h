@@ -36,6 +36,10 @@ struct _SkWindow
   SkNode               *shown_node;
   char                 *last_toast;
   char                 *last_toast_action;
+  /* The buffer of the code view that has the focus, whose own undo the
+   * header's Undo and Redo then follow. */
+  GSignalGroup         *code_buffer_signals;
+  GSignalGroup         *code_view_signals;
 
   /* Template widgets */
   SkInputCell          *input_cell;
@@ -56,12 +60,22 @@ struct _SkWindow
   GtkWidget            *step_properties_button;
   GtkMenuButton        *step_menu_button;
   GtkStack             *cells_stack;
-  GtkBox               *cells_box;
+  AdwLeaflet           *cells_leaflet;
+  GtkWidget            *cells_switcher;
+  GtkToggleButton      *task_toggle;
+  GtkToggleButton      *result_toggle;
+  GtkToggleButton      *code_toggle;
+  GtkPaned             *main_paned;
   SkCanvas             *canvas;
   GtkButton            *zoom_button;
   GtkWidget            *canvas_hint;
 
   guint                 pending_generate : 1;
+  /* The share of the height the cells take, kept when the window is
+   * resized; the user changes it by dragging the divider. */
+  double                cells_share;
+  guint                 cells_switcher_id;
+  guint                 paned_placing : 1;
   guint                 close_confirmed : 1;
 };
 

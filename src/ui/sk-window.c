@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <glib/gi18n.h>
+#include <gtksourceview/gtksource.h>
 
 #include "sk-properties-dialog.h"
 #include "skele.h"
@@ -151,10 +152,21 @@ _sk_window_get_action_enabled (SkWindow   *self,
   gboolean has_steps = project != NULL && g_list_model_get_n_items (G_LIST_MODEL (project)) > 0;
   gboolean running = _sk_window_is_running (self);
 
-  if (g_str_equal (name, "undo"))
-    return has_project && sk_history_get_can_undo (history);
-  if (g_str_equal (name, "redo"))
-    return has_project && sk_history_get_can_redo (history);
+  if (g_str_equal (name, "undo") || g_str_equal (name, "redo"))
+    {
+      gboolean redo = g_str_equal (name, "redo");
+      g_autoptr(GtkTextBuffer) buffer = NULL;
+
+      if (self->code_buffer_signals != NULL)
+        buffer = g_signal_group_dup_target (self->code_buffer_signals);
+
+      if (!has_project)
+        return FALSE;
+      /* Undo in the code view undoes typing there (sk-window-actions.c). */
+      if (buffer != NULL)
+        return redo ? gtk_text_buffer_get_can_redo (buffer) : gtk_text_buffer_get_can_undo (buffer);
+      return redo ? sk_history_get_can_redo (history) : sk_history_get_can_undo (history);
+    }
   if (g_str_equal (name, "stop"))
     return running;
   /* An empty workflow has nothing to run, write or arrange. */
@@ -614,6 +626,111 @@ sk_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (sk_window_parent_class)->close_request (window);
 }
 
+/* Where the three cells do not fit side by side, as at 1024 pixels with the
+ * step list shown, they fold into one at a time with a switcher. */
+static gboolean
+show_cells_switcher_cb (gpointer data)
+{
+  SkWindow *self = data;
+
+  self->cells_switcher_id = 0;
+  gtk_widget_set_visible (self->cells_switcher, adw_leaflet_get_folded (self->cells_leaflet));
+  return G_SOURCE_REMOVE;
+}
+
+/* The leaflet folds while it is being allocated, when the switcher beside
+ * it cannot be shown or hidden yet. */
+static void
+cells_folded_cb (SkWindow *self)
+{
+  if (self->cells_switcher_id == 0)
+    self->cells_switcher_id = g_idle_add (show_cells_switcher_cb, self);
+}
+
+static void
+cells_visible_child_cb (SkWindow *self)
+{
+  GtkWidget *child = adw_leaflet_get_visible_child (self->cells_leaflet);
+
+  if (child == GTK_WIDGET (self->input_cell))
+    gtk_toggle_button_set_active (self->task_toggle, TRUE);
+  else if (child == GTK_WIDGET (self->output_cell))
+    gtk_toggle_button_set_active (self->result_toggle, TRUE);
+  else if (child == GTK_WIDGET (self->code_cell))
+    gtk_toggle_button_set_active (self->code_toggle, TRUE);
+}
+
+static void
+cells_toggle_cb (SkWindow        *self,
+                 GtkToggleButton *toggle)
+{
+  GtkWidget *cell;
+
+  if (!gtk_toggle_button_get_active (toggle))
+    return;
+
+  if (toggle == self->task_toggle)
+    cell = GTK_WIDGET (self->input_cell);
+  else if (toggle == self->result_toggle)
+    cell = GTK_WIDGET (self->output_cell);
+  else
+    cell = GTK_WIDGET (self->code_cell);
+
+  if (cell != NULL && adw_leaflet_get_visible_child (self->cells_leaflet) != cell)
+    adw_leaflet_set_visible_child (self->cells_leaflet, cell);
+}
+
+/* The cells take a share of the height, a little more than half at first,
+ * that stays when the window is resized; the canvas keeps at least a third
+ * of it. Dragging the divider changes the share. */
+static void
+main_paned_size_cb (SkWindow *self)
+{
+  int height = gtk_widget_get_height (GTK_WIDGET (self->main_paned));
+  int max = 0;
+  int position;
+
+  g_object_get (self->main_paned, "max-position", &max, NULL);
+  if (max <= 0 || height <= 0)
+    return;
+
+  position = MIN ((int) (height * self->cells_share), height - height / 3);
+  position = CLAMP (position, MIN (200, max), max);
+  self->paned_placing = TRUE;
+  gtk_paned_set_position (self->main_paned, position);
+  self->paned_placing = FALSE;
+}
+
+static void
+main_paned_moved_cb (SkWindow *self)
+{
+  int height = gtk_widget_get_height (GTK_WIDGET (self->main_paned));
+
+  if (!self->paned_placing && height > 0 && gtk_widget_get_mapped (GTK_WIDGET (self->main_paned)))
+    self->cells_share = (double) gtk_paned_get_position (self->main_paned) / height;
+}
+
+static void
+focus_widget_cb (SkWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkTextBuffer *buffer = NULL;
+  GtkWidget *view = NULL;
+
+  if (self->code_buffer_signals == NULL)
+    return;
+  if (focus != NULL && GTK_SOURCE_IS_VIEW (focus))
+    {
+      view = focus;
+      buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (focus));
+    }
+
+  /* The code cell gives each script a buffer of its own. */
+  g_signal_group_set_target (self->code_view_signals, view);
+  g_signal_group_set_target (self->code_buffer_signals, buffer);
+  _sk_window_update_actions (self);
+}
+
 static void
 sk_window_dispose (GObject *object)
 {
@@ -624,7 +741,16 @@ sk_window_dispose (GObject *object)
     sk_workspace_close (self->workspace);
   disconnect_workspace (self);
 
+  g_signal_handlers_disconnect_by_func (self, focus_widget_cb, NULL);
+  g_clear_handle_id (&self->cells_switcher_id, g_source_remove);
+  if (self->code_buffer_signals != NULL)
+    {
+      g_signal_group_set_target (self->code_buffer_signals, NULL);
+      g_signal_group_set_target (self->code_view_signals, NULL);
+    }
   gtk_widget_dispose_template (GTK_WIDGET (self), SK_TYPE_WINDOW);
+  g_clear_object (&self->code_buffer_signals);
+  g_clear_object (&self->code_view_signals);
 
   if (self->watched_node != NULL)
     g_signal_handlers_disconnect_by_func (self->watched_node, selected_name_cb, self);
@@ -672,7 +798,12 @@ sk_window_class_init (SkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_properties_button);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, step_menu_button);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, cells_stack);
-  gtk_widget_class_bind_template_child (widget_class, SkWindow, cells_box);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, cells_leaflet);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, cells_switcher);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, task_toggle);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, result_toggle);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, code_toggle);
+  gtk_widget_class_bind_template_child (widget_class, SkWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, canvas);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, zoom_button);
   gtk_widget_class_bind_template_child (widget_class, SkWindow, canvas_hint);
@@ -686,6 +817,10 @@ sk_window_class_init (SkWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, canvas_edit_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, canvas_edit_process_cb);
   gtk_widget_class_bind_template_callback (widget_class, canvas_selected_node_cb);
+  gtk_widget_class_bind_template_callback (widget_class, cells_folded_cb);
+  gtk_widget_class_bind_template_callback (widget_class, cells_visible_child_cb);
+  gtk_widget_class_bind_template_callback (widget_class, cells_toggle_cb);
+  gtk_widget_class_bind_template_callback (widget_class, main_paned_size_cb);
 
   _sk_window_class_actions_init (widget_class);
 }
@@ -700,6 +835,16 @@ sk_window_init (SkWindow *self)
   self->settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
   self->cancellable = g_cancellable_new ();
   self->agent_log = gtk_string_list_new (NULL);
+  self->cells_share = 0.55;
+  self->code_buffer_signals = g_signal_group_new (GTK_TYPE_TEXT_BUFFER);
+  g_signal_group_connect_object (self->code_buffer_signals, "notify::can-undo",
+                                 G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->code_buffer_signals, "notify::can-redo",
+                                 G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
+  self->code_view_signals = g_signal_group_new (GTK_TYPE_TEXT_VIEW);
+  g_signal_group_connect_object (self->code_view_signals, "notify::buffer",
+                                 G_CALLBACK (focus_widget_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect (self, "notify::focus-widget", G_CALLBACK (focus_widget_cb), NULL);
 
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
@@ -714,9 +859,10 @@ sk_window_init (SkWindow *self)
   self->input_cell = g_object_new (SK_TYPE_INPUT_CELL, NULL);
   self->output_cell = g_object_new (SK_TYPE_OUTPUT_CELL, NULL);
   self->code_cell = g_object_new (SK_TYPE_CODE_CELL, NULL);
-  gtk_box_append (self->cells_box, GTK_WIDGET (self->input_cell));
-  gtk_box_append (self->cells_box, GTK_WIDGET (self->output_cell));
-  gtk_box_append (self->cells_box, GTK_WIDGET (self->code_cell));
+  adw_leaflet_append (self->cells_leaflet, GTK_WIDGET (self->input_cell));
+  adw_leaflet_append (self->cells_leaflet, GTK_WIDGET (self->output_cell));
+  adw_leaflet_append (self->cells_leaflet, GTK_WIDGET (self->code_cell));
+  g_signal_connect_swapped (self->main_paned, "notify::position", G_CALLBACK (main_paned_moved_cb), self);
   sk_output_cell_set_agent_log (self->output_cell, G_LIST_MODEL (self->agent_log));
   g_signal_connect_object (self->input_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->code_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
