@@ -173,6 +173,7 @@ test_run_no_script (Fixture       *f,
 {
   SkWindow *window;
   SkProject *project;
+  AdwMessageDialog *dialog;
   SkNode *node;
 
   if (skip_without_python ())
@@ -189,12 +190,23 @@ test_run_no_script (Fixture       *f,
   g_assert_cmpint (sk_node_get_state (node), ==, SK_NODE_STATE_FAILED);
   sk_test_assert_contains (sk_node_get_error_text (node), "no code");
   sk_test_assert_contains (_sk_window_get_last_toast (window), "1 step has no code yet");
-  /* No model is set up, so the toast says what one would do and offers
-   * Preferences. */
-  sk_test_assert_contains (_sk_window_get_last_toast (window), "a coding agent can write it");
   g_assert_cmpstr (_sk_window_get_last_toast_action (window), ==, "app.agent-preferences");
-  /* The failure is shown. */
+  /* No model is set up: the first time, a dialog tells the whole story
+   * and leads to Preferences; a toast could not hold it. */
+  dialog = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "No Coding Agent Is Set Up");
+  sk_test_assert_contains (adw_message_dialog_get_body (dialog), "choose a provider and a model in Preferences");
+  respond (dialog, "_Not Now");
+  /* The step is shown. */
   g_assert_true (sk_canvas_get_selected_node (_sk_window_get_canvas (window)) == node);
+
+  /* The next run says it in the toast only. */
+  activate (window, "run");
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  drain ();
+  g_assert_null (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "1 step has no code yet");
 
   destroy_window (window);
   forget_python ();

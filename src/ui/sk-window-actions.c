@@ -189,6 +189,39 @@ _sk_window_update_progress (SkWindow *self)
 }
 
 static void
+agent_setup_response_cb (AdwMessageDialog *dialog,
+                         const char       *response,
+                         SkWindow         *self)
+{
+  if (g_str_equal (response, "set-up"))
+    gtk_widget_activate_action (GTK_WIDGET (self), "app.agent-preferences", NULL);
+}
+
+static void
+show_agent_setup (SkWindow *self,
+                  guint     missing)
+{
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "%u step has no code yet, so it did not run. A coding agent writes a step’s code from its task: choose a provider and a model in Preferences, and Run again. You can also write the code yourself in the step’s Code cell.",
+                                       "%u steps have no code yet, so they did not run. A coding agent writes a step’s code from its task: choose a provider and a model in Preferences, and Run again. You can also write the code yourself in each step’s Code cell.",
+                                       missing),
+                          missing);
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("No Coding Agent Is Set Up"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "later", _("_Not Now"),
+                                    "set-up", _("_Set Up Coding Agent…"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "set-up", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "set-up");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "later");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (agent_setup_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
 report_run (SkWindow          *self,
             const SkRunReport *report,
             gboolean           stopped)
@@ -233,11 +266,18 @@ report_run (SkWindow          *self,
     {
       g_string_append (message, ". ");
       g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
-                                                    "%u step has no code yet: a coding agent can write it once you choose its model in Preferences",
-                                                    "%u steps have no code yet: a coding agent can write them once you choose its model in Preferences",
+                                                    "%u step has no code yet",
+                                                    "%u steps have no code yet",
                                                     missing),
                               missing);
       offer_agent = TRUE;
+      /* The first time, the whole story in a dialog; after that a toast
+       * with a button is enough. */
+      if (!self->agent_setup_shown)
+        {
+          self->agent_setup_shown = TRUE;
+          show_agent_setup (self, missing);
+        }
     }
   else if (missing > 0)
     {

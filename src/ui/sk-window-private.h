@@ -71,6 +71,9 @@ struct _SkWindow
   GtkWidget            *canvas_hint;
 
   guint                 pending_generate : 1;
+  /* Whether this window told the user, in a dialog, how to set up a
+   * coding agent. */
+  guint                 agent_setup_shown : 1;
   /* The share of the height the cells take, kept when the window is
    * resized; the user changes it by dragging the divider. */
   double                cells_share;
