@@ -77,6 +77,20 @@ test_layout_wide (Fixture       *f,
   destroy_window (window);
 }
 
+/* The welcome page's icon comes with the program, so that it shows before
+ * the icon is installed too. */
+static void
+test_start_icon (Fixture       *f,
+                 gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (window)));
+
+  g_assert_true (gtk_icon_theme_has_icon (theme, "io.github.skelecode.SkeleCode"));
+
+  destroy_window (window);
+}
+
 /* Opening ---------------------------------------------------------------- */
 
 static void
@@ -557,6 +571,7 @@ main (int   argc,
 
   SK_TEST_WINDOW_ADD ("layout/narrow", test_layout_narrow);
   SK_TEST_WINDOW_ADD ("layout/wide", test_layout_wide);
+  SK_TEST_WINDOW_ADD ("start/icon", test_start_icon);
   SK_TEST_WINDOW_ADD ("open/example", test_open_example);
   SK_TEST_WINDOW_ADD ("open/malformed", test_open_malformed);
   SK_TEST_WINDOW_ADD ("open/problems", test_open_problems);
