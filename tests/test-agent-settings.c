@@ -506,6 +506,85 @@ test_schema_absent (void)
   g_test_trap_assert_passed ();
 }
 
+/* Preferences show the values in effect and where each comes from; an
+ * agent is ready once a model is chosen on a web address. */
+static void
+test_sources (void)
+{
+  g_autoptr(GSettings) gsettings = reset_settings ();
+  g_autoptr(SkAgentSettings) settings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model_source = NULL;
+  g_autofree char *url_source = NULL;
+
+  clear_environment ();
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_false (sk_agent_settings_is_ready (settings));
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_MODEL), ==,
+                   SK_SETTING_SOURCE_DEFAULT);
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_API_KEY), ==,
+                   SK_SETTING_SOURCE_DEFAULT);
+  g_assert_null (sk_agent_settings_describe_source (settings, SK_AGENT_SETTING_MODEL));
+  g_clear_pointer (&settings, sk_agent_settings_free);
+
+  g_settings_set_string (gsettings, "llm-provider", "ollama");
+  g_settings_set_string (gsettings, "llm-model", "from-preferences");
+  g_setenv ("SKELE_LLM_PROVIDER", "openai", TRUE);
+  g_setenv ("SKELE_LLM_MODEL", "from-environment", TRUE);
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (sk_agent_settings_is_ready (settings));
+  g_assert_cmpstr (sk_agent_settings_get_value (settings, SK_AGENT_SETTING_PROVIDER), ==, "openai");
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_PROVIDER), ==,
+                   SK_SETTING_SOURCE_ENVIRONMENT);
+  g_assert_cmpstr (sk_agent_settings_get_value (settings, SK_AGENT_SETTING_MODEL), ==,
+                   "from-environment");
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_MODEL), ==,
+                   SK_SETTING_SOURCE_ENVIRONMENT);
+  model_source = sk_agent_settings_describe_source (settings, SK_AGENT_SETTING_MODEL);
+  g_assert_cmpstr (model_source, ==, "Set by the environment variable SKELE_LLM_MODEL");
+
+  /* The provider from the environment brings its own address. */
+  g_assert_cmpstr (sk_agent_settings_get_value (settings, SK_AGENT_SETTING_BASE_URL), ==,
+                   sk_llm_provider_default_base_url (SK_LLM_PROVIDER_OPENAI));
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_BASE_URL), ==,
+                   SK_SETTING_SOURCE_DEFAULT);
+  g_assert_cmpstr (sk_agent_setting_get_variable (SK_AGENT_SETTING_API_KEY), ==, "SKELE_LLM_API_KEY");
+
+  /* The command line wins, and says so. */
+  g_assert_true (sk_agent_settings_override (settings, NULL, "http://gpu-box:8000/v1", "cli-model", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_MODEL), ==,
+                   SK_SETTING_SOURCE_COMMAND_LINE);
+  url_source = sk_agent_settings_describe_source (settings, SK_AGENT_SETTING_BASE_URL);
+  g_assert_cmpstr (url_source, ==, "Set by an option of the command line");
+
+  g_assert_true (sk_agent_settings_override (settings, NULL, "not an address", NULL, &error));
+  g_assert_false (sk_agent_settings_is_ready (settings));
+  g_clear_pointer (&settings, sk_agent_settings_free);
+
+  /* Without the variables, the values are the ones of Preferences. */
+  clear_environment ();
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sk_agent_settings_get_value (settings, SK_AGENT_SETTING_MODEL), ==,
+                   "from-preferences");
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_MODEL), ==,
+                   SK_SETTING_SOURCE_PREFERENCES);
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_PROVIDER), ==,
+                   SK_SETTING_SOURCE_PREFERENCES);
+
+  g_setenv ("SKELE_LLM_API_KEY", "sk-environment", TRUE);
+  g_clear_pointer (&settings, sk_agent_settings_free);
+  settings = sk_agent_settings_load (gsettings, FALSE, &error);
+  g_assert_cmpstr (sk_agent_settings_get_value (settings, SK_AGENT_SETTING_API_KEY), ==, "sk-environment");
+  g_assert_cmpint (sk_agent_settings_get_source (settings, SK_AGENT_SETTING_API_KEY), ==,
+                   SK_SETTING_SOURCE_ENVIRONMENT);
+  clear_environment ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -526,6 +605,7 @@ main (int   argc,
   g_test_add_func ("/agent-settings/command-line", test_command_line);
   g_test_add_func ("/agent-settings/not-configured", test_not_configured);
   g_test_add_func ("/agent-settings/describe", test_describe);
+  g_test_add_func ("/agent-settings/sources", test_sources);
   g_test_add_func ("/agent-settings/keyring-unavailable", test_keyring_unavailable);
 
   return g_test_run ();

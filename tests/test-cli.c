@@ -390,6 +390,36 @@ test_run_failure (void)
   sk_test_remove_tree (dir);
 }
 
+/* A step whose script is only blank lines has no code yet, which is not a
+ * failure of the step but still not a finished run; the step that needs it
+ * waits. */
+static void
+test_run_no_code (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli");
+  g_autofree char *folder = g_build_filename (dir, "first", NULL);
+  g_auto(Result) result = { 0 };
+  g_autoptr(GPtrArray) events = NULL;
+
+  write_process (dir, "1 first\n2 second 1");
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  sk_test_write_text (dir, "first/first.py", "   \n\n\t\n");
+  write_script (dir, "second", NULL, NULL);
+
+  run_skele (&result, "run", dir, "--events", "json", NULL);
+  assert_status (&result, 1);
+  sk_test_assert_contains (result.err, "“first” has no code yet");
+  sk_test_assert_contains (result.err, "“second” was not run");
+  sk_test_assert_contains (result.err, "1 without code, 1 waiting for code");
+  events = parse_events (result.out);
+  assert_finished (events, 0, 0, 0, 0, 0, 1);
+  assert_runs (dir, "");
+  /* The blank script is left as the user wrote it. */
+  g_assert_true (sk_test_exists (dir, "first/first.py"));
+
+  sk_test_remove_tree (dir);
+}
+
 static void
 test_run_invalid_json (void)
 {
@@ -686,7 +716,8 @@ test_events (void)
   /* Progress still goes to stderr. */
   sk_test_assert_contains (result.err, "Running “maker”");
 
-  /* The second time, the steps that did not succeed run again; the others
+  /* The second time, the steps that did not succeed run again, and so does
+   * the one after the broken step, which got nothing from it; the others
    * have not changed and are up to date.
    */
   g_clear_pointer (&events, g_ptr_array_unref);
@@ -694,10 +725,10 @@ test_events (void)
   run_skele (&result, "run", dir, "--events", "json", NULL);
   assert_status (&result, 1);
   events = parse_events (result.out);
-  assert_finished (events, 0, 1, 1, 2, 0, 1);
+  assert_finished (events, 1, 1, 1, 1, 0, 1);
   states = event_states (events, "maker");
   g_assert_cmpstr (states, ==, "queued up-to-date");
-  assert_runs (dir, "branch broken");
+  assert_runs (dir, "after branch broken");
 
   sk_test_remove_tree (dir);
 }
@@ -1050,6 +1081,7 @@ main (int   argc,
 
   g_test_add_func ("/cli/run/success", test_run_success);
   g_test_add_func ("/cli/run/failure", test_run_failure);
+  g_test_add_func ("/cli/run/no-code", test_run_no_code);
   g_test_add_func ("/cli/run/invalid-json", test_run_invalid_json);
   g_test_add_func ("/cli/run/cycle", test_run_cycle);
   g_test_add_func ("/cli/run/missing-folder", test_run_missing_folder);

@@ -12,6 +12,7 @@
 #include <adwaita.h>
 
 #include "sk-fake-llm.h"
+#include "sk-llm.h"
 #include "sk-preferences-window.h"
 #include "sk-sandbox.h"
 #include "sk-settings.h"
@@ -296,6 +297,77 @@ test_preferences_environment (void)
   reset_agent_settings (settings);
 }
 
+/* A setting that an environment variable overrides shows the value in
+ * effect, says which variable sets it, and cannot be edited; what
+ * Preferences keep stays as it was. */
+static void
+test_preferences_effective_values (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (SK_SETTINGS_SCHEMA_ID);
+  g_autofree char *stored = NULL;
+  SkPreferencesWindow *window;
+  AdwComboRow *provider;
+  AdwEntryRow *base_url;
+  AdwEntryRow *model;
+  AdwPasswordEntryRow *key;
+
+  reset_agent_settings (settings);
+  g_settings_set_string (settings, "llm-provider", "ollama");
+  g_settings_set_string (settings, "llm-model", "stored-model");
+  g_setenv ("SKELE_LLM_PROVIDER", "openai", TRUE);
+  g_setenv ("SKELE_LLM_MODEL", "from-environment", TRUE);
+
+  window = open_agent_page (settings);
+  provider = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "provider_row");
+  base_url = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "base_url_row");
+  model = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "model_row");
+  key = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "key_row");
+
+  g_assert_cmpuint (adw_combo_row_get_selected (provider), ==, SK_LLM_PROVIDER_OPENAI);
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (provider)), ==,
+                   "Set by the environment variable SKELE_LLM_PROVIDER");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (provider)));
+
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (model)), ==, "from-environment");
+  sk_test_assert_contains (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (model)),
+                           "set by the environment variable SKELE_LLM_MODEL");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (model)));
+
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (base_url)), ==,
+                   sk_llm_provider_default_base_url (SK_LLM_PROVIDER_OPENAI));
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (base_url)));
+
+  /* The note names the usual address of the provider in effect. */
+  sk_test_assert_contains (gtk_label_get_label (template_child (window, SK_TYPE_PREFERENCES_WINDOW, "server_note")),
+                           sk_llm_provider_default_base_url (SK_LLM_PROVIDER_OPENAI));
+
+  /* The key does not come from the environment: it stays editable. */
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (key)));
+
+  /* Showing the value in effect did not write it into Preferences. */
+  stored = g_settings_get_string (settings, "llm-model");
+  g_assert_cmpstr (stored, ==, "stored-model");
+  g_clear_pointer (&stored, g_free);
+  stored = g_settings_get_string (settings, "llm-provider");
+  g_assert_cmpstr (stored, ==, "ollama");
+
+  wait_for_keyring_note (window);
+  destroy_and_wait (window);
+  reset_agent_settings (settings);
+
+  /* A key from the environment is shown in its place, and not edited. */
+  g_setenv ("SKELE_LLM_API_KEY", "sk-environment", TRUE);
+  window = open_agent_page (settings);
+  key = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "key_row");
+  model = template_child (window, SK_TYPE_PREFERENCES_WINDOW, "model_row");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key)), ==, "sk-environment");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (key)));
+  sk_test_assert_contains (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (key)), "SKELE_LLM_API_KEY");
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (model)));
+  destroy_and_wait (window);
+  reset_agent_settings (settings);
+}
+
 static GtkListBoxRow *
 models_row_at (GtkListBox *list,
                int         index)
@@ -490,6 +562,7 @@ main (int   argc,
   g_test_add_func ("/preferences/bindings", test_preferences_bindings);
   g_test_add_func ("/preferences/agent-bindings", test_preferences_agent_bindings);
   g_test_add_func ("/preferences/environment", test_preferences_environment);
+  g_test_add_func ("/preferences/effective-values", test_preferences_effective_values);
   g_test_add_func ("/preferences/fetch-models", test_preferences_fetch_models);
   g_test_add_func ("/preferences/key-without-keyring", test_preferences_key_without_keyring);
 

@@ -118,6 +118,73 @@ test_capture (void)
   g_assert_null (sk_process_get_stdin_pipe (process));
 }
 
+typedef struct
+{
+  GString *out;
+  GString *err;
+  gboolean destroyed;
+} Followed;
+
+static void
+follow_cb (SkProcess       *process,
+           SkProcessOutput  output,
+           const guint8    *data,
+           gsize            size,
+           gpointer         user_data)
+{
+  Followed *followed = user_data;
+
+  g_string_append_len (output == SK_PROCESS_STDOUT ? followed->out : followed->err,
+                       (const char *) data, size);
+}
+
+static void
+follow_destroy (gpointer user_data)
+{
+  ((Followed *) user_data)->destroyed = TRUE;
+}
+
+/* The output is given as it is read, before the process ends, and still
+ * goes whole into the logs and the capture. */
+static void
+test_follow_output (void)
+{
+  g_autoptr(SkProcess) process = sk_process_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = sk_test_make_tmp_dir ("process-follow");
+  g_autofree char *log_path = g_build_filename (dir, "stdout.log", NULL);
+  g_autofree char *log = NULL;
+  Followed followed = { g_string_new (NULL), g_string_new (NULL), FALSE };
+  Wait wait = { 0 };
+
+  sk_process_set_log_file (process, SK_PROCESS_STDOUT, log_path, 1024);
+  sk_process_set_output_func (process, follow_cb, &followed, follow_destroy);
+  g_assert_true (sk_process_spawn (process,
+                                   SK_TEST_STRV ("/bin/sh", "-c", "echo first; sleep 2; echo err >&2; echo last"),
+                                   &error));
+  g_assert_no_error (error);
+
+  sk_process_wait_async (process, NULL, wait_cb, &wait);
+  SK_TEST_WAIT_UNTIL (followed.out->len > 0 || wait.done, 60 * 1000);
+  g_assert_false (wait.done);
+  g_assert_cmpstr (followed.out->str, ==, "first\n");
+
+  SK_TEST_WAIT_UNTIL (wait.done, 60 * 1000);
+  g_assert_true (wait.ok);
+  g_assert_cmpstr (followed.out->str, ==, "first\nlast\n");
+  g_assert_cmpstr (followed.err->str, ==, "err\n");
+  assert_captured (process, SK_PROCESS_STDOUT, "first\nlast\n");
+  g_assert_true (g_file_get_contents (log_path, &log, NULL, NULL));
+  g_assert_cmpstr (log, ==, "first\nlast\n");
+
+  sk_process_set_output_func (process, NULL, NULL, NULL);
+  g_assert_true (followed.destroyed);
+
+  g_string_free (followed.out, TRUE);
+  g_string_free (followed.err, TRUE);
+  sk_test_remove_tree (dir);
+}
+
 static void
 test_merge (void)
 {
@@ -697,6 +764,7 @@ main (int   argc,
 
   g_test_add_func ("/process/capture", test_capture);
   g_test_add_func ("/process/merge", test_merge);
+  g_test_add_func ("/process/follow-output", test_follow_output);
   g_test_add_func ("/process/environment", test_environment);
   g_test_add_func ("/process/input", test_input);
   g_test_add_func ("/process/spawn-failure", test_spawn_failure);

@@ -1319,10 +1319,12 @@ test_missing_script (void)
                       "state = {}\n\ndef preprocess(prior_outputs:\n    return True\n");
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
-  assert_stats (&outcome.stats, 0, 2, 0, 0, 0);
+  assert_stats (&outcome.stats, 0, 1, 0, 0, 0);
+  g_assert_cmpuint (outcome.stats.no_code, ==, 1);
+  g_assert_cmpuint (outcome.stats.waiting, ==, 0);
 
-  g_assert_cmpint (state_of (wf, "no_code"), ==, SK_NODE_STATE_FAILED);
-  assert_states (&outcome, "no_code", "queued failed");
+  g_assert_cmpint (state_of (wf, "no_code"), ==, SK_NODE_STATE_NO_CODE);
+  assert_states (&outcome, "no_code", "queued no-code");
   sk_test_assert_contains (sk_node_get_error_text (node (wf, "no_code")), "no code");
 
   g_assert_cmpint (state_of (wf, "bad_code"), ==, SK_NODE_STATE_FAILED);
@@ -1355,7 +1357,8 @@ test_missing_script_record (void)
   script = workflow_path (wf, "first/first.py");
   g_assert_cmpint (g_unlink (script), ==, 0);
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
-  g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_FAILED);
+  g_assert_cmpint (state_of (wf, "first"), ==, SK_NODE_STATE_NO_CODE);
+  g_assert_cmpint (state_of (wf, "second"), ==, SK_NODE_STATE_SKIPPED);
   g_assert_true (sk_test_exists (wf->folder, "first/first.pkl"));
 
   only = sk_project_select_nodes (wf->project, keys, NULL, NULL, &error);
@@ -1364,6 +1367,210 @@ test_missing_script_record (void)
   g_assert_true (run_workflow (runner, wf, only, &outcome));
   assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
   sk_test_assert_contains (sk_node_get_output_text (node (wf, "second")), "received first={}");
+}
+
+/* Without a coding agent, a step whose script is missing, empty or only
+ * spaces has no code yet, which is not a failure; the steps that need it,
+ * directly or through others, wait for it instead of failing in its place,
+ * and a step beside them still runs.
+ */
+static void
+test_no_code (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *runs = NULL;
+
+  workflow_add (wf, "1", "blank", NULL);
+  workflow_add (wf, "2", "after blank", "1");
+  workflow_add (wf, "3", "last", "2");
+  workflow_add (wf, "4", "beside", NULL);
+  workflow_save (wf);
+  sk_test_write_text (wf->folder, "blank/blank.py", "  \n\n\t\n");
+  write_script (wf, "after_blank", NULL, NULL);
+  write_script (wf, "last", NULL, NULL);
+  write_script (wf, "beside", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+  g_assert_cmpuint (outcome.stats.no_code, ==, 1);
+  g_assert_cmpuint (outcome.stats.waiting, ==, 2);
+
+  assert_states (&outcome, "blank", "queued no-code");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "blank")), "is empty");
+  assert_states (&outcome, "after_blank", "queued skipped");
+  assert_states (&outcome, "last", "queued skipped");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "after_blank")), "“blank”");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "last")), "“blank”");
+  g_assert_true (sk_node_state_is_finished (SK_NODE_STATE_NO_CODE));
+  g_assert_cmpstr (sk_node_state_describe (SK_NODE_STATE_NO_CODE), ==, "No code yet");
+
+  runs = sk_test_take_runs (wf->folder);
+  g_assert_cmpstr (runs, ==, "beside");
+
+  g_assert_false (sk_runner_script_has_code (NULL));
+  {
+    g_autofree char *path = workflow_path (wf, "blank/blank.py");
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+
+    g_assert_false (sk_runner_script_has_code (file));
+    sk_test_write_text (wf->folder, "blank/blank.py", "\n  pass\n");
+    g_assert_true (sk_runner_script_has_code (file));
+    g_assert_cmpint (g_unlink (path), ==, 0);
+    g_assert_false (sk_runner_script_has_code (file));
+  }
+}
+
+/* A step is up to date only when its priors gave it their outputs in this
+ * run: after a prior that failed again, its last result, made without that
+ * prior, is not shown as up to date; the step runs again and decides itself.
+ */
+static void
+test_up_to_date_after_failed_prior (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+
+  workflow_add (wf, "1", "declines", NULL);
+  workflow_add (wf, "2", "breaks", "1");
+  workflow_add (wf, "3", "after", "2");
+  workflow_save (wf);
+  write_script (wf, "declines", "    return False", NULL);
+  write_script (wf, "breaks", NULL, "    raise RuntimeError(\"broken\")");
+  write_script (wf, "after", NULL, NULL);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_states (&outcome, "after", "queued running succeeded");
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  assert_states (&outcome, "declines", "queued running skipped");
+  assert_states (&outcome, "breaks", "queued running failed");
+  assert_states (&outcome, "after", "queued running succeeded");
+  assert_stats (&outcome.stats, 1, 1, 1, 0, 0);
+}
+
+/* What the live output test saw: the text, and whether the first line came
+ * while its step was still running. */
+typedef struct
+{
+  Workflow *wf;
+  GString  *text;
+  gboolean  first_line_while_running;
+} LiveOutput;
+
+static void
+step_output_cb (SkRunner   *runner,
+                const char *key,
+                const char *text,
+                LiveOutput *live)
+{
+  g_assert_cmpstr (key, ==, "talker");
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+
+  g_string_append (live->text, text);
+  if (strstr (live->text->str, "first line\n") != NULL && !live->first_line_while_running &&
+      strstr (live->text->str, "second line") == NULL)
+    live->first_line_while_running = state_of (live->wf, "talker") == SK_NODE_STATE_RUNNING;
+}
+
+/* A running step's output comes as it is printed, not only at its end, and
+ * still goes whole into its logs.
+ */
+static void
+test_live_output (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *log = NULL;
+  LiveOutput live = { wf, g_string_new (NULL), FALSE };
+  gulong handler;
+
+  workflow_add (wf, "1", "talker", NULL);
+  workflow_save (wf);
+  write_script (wf, "talker", NULL,
+                "    print(\"first line\", flush=True)\n"
+                "    time.sleep(2)\n"
+                "    print(\"second line é\", flush=True)\n"
+                "    print(\"to stderr\", file=sys.stderr, flush=True)\n"
+                DEFAULT_COMPUTE);
+
+  handler = g_signal_connect (runner, "step-output", G_CALLBACK (step_output_cb), &live);
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  g_signal_handler_disconnect (runner, handler);
+  assert_stats (&outcome.stats, 1, 0, 0, 0, 0);
+
+  g_assert_true (live.first_line_while_running);
+  /* The two outputs come through two pipes, in no set order. */
+  sk_test_assert_contains (live.text->str, "second line é");
+  sk_test_assert_contains (live.text->str, "to stderr\n");
+
+  log = sk_test_read_text (wf->folder, "talker/.skele/stdout.log");
+  g_assert_cmpstr (log, ==, "first line\nsecond line é\n");
+
+  g_string_free (live.text, TRUE);
+}
+
+static void
+agent_line_cb (SkRunner   *runner,
+               SkNode     *changed,
+               const char *message,
+               GPtrArray  *lines)
+{
+  g_ptr_array_add (lines, g_strdup (message));
+}
+
+static void
+agent_transient_cb (SkRunner   *runner,
+                    SkNode     *changed,
+                    const char *message,
+                    GPtrArray  *lines)
+{
+  g_ptr_array_add (lines, g_strconcat ("transient: ", message, NULL));
+}
+
+/* A request that is sent again is told as a passing line; when the agent
+ * finally fails, its last line says so, rather than that it tries again.
+ */
+static void
+test_agent_outcome_line (void)
+{
+  g_autoptr(Workflow) wf = workflow_new ();
+  g_autoptr(SkRunner) runner = new_runner ();
+  g_autoptr(SkLlmClient) client = NULL;
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_auto(Outcome) outcome = { 0 };
+  const char *last;
+  gboolean retried = FALSE;
+
+  workflow_add (wf, "1", "unwritten", NULL);
+  workflow_save (wf);
+
+  /* Nothing listens on port 1, so each request fails to connect. */
+  client = sk_llm_client_new (SK_LLM_PROVIDER_OLLAMA, "http://127.0.0.1:1", "some-model", NULL);
+  sk_llm_client_set_max_retries (client, 1);
+  sk_runner_set_agent (runner, client);
+  g_signal_connect (runner, "agent-progress", G_CALLBACK (agent_line_cb), lines);
+  g_signal_connect (runner, "agent-transient", G_CALLBACK (agent_transient_cb), lines);
+
+  g_assert_true (run_workflow (runner, wf, NULL, &outcome));
+  g_signal_handlers_disconnect_by_data (runner, lines);
+  g_assert_cmpint (state_of (wf, "unwritten"), ==, SK_NODE_STATE_FAILED);
+
+  for (guint i = 0; i < lines->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (lines, i), "transient: "))
+      {
+        retried = TRUE;
+        sk_test_assert_contains (g_ptr_array_index (lines, i), "Trying again");
+      }
+  g_assert_true (retried);
+
+  g_assert_cmpuint (lines->len, >, 0);
+  last = g_ptr_array_index (lines, lines->len - 1);
+  sk_test_assert_contains (last, "could not write");
+  g_assert_null (strstr (last, "Trying again"));
 }
 
 /* Node code that reads standard input gets nothing: it neither waits for a
@@ -1757,6 +1964,10 @@ main (int   argc,
   g_test_add_func ("/runner/in-memory/cancel", test_in_memory_cancel);
   g_test_add_func ("/runner/missing-and-broken-script", test_missing_script);
   g_test_add_func ("/runner/missing-script-record", test_missing_script_record);
+  g_test_add_func ("/runner/no-code", test_no_code);
+  g_test_add_func ("/runner/live-output", test_live_output);
+  g_test_add_func ("/runner/agent/outcome-line", test_agent_outcome_line);
+  g_test_add_func ("/runner/up-to-date/failed-prior", test_up_to_date_after_failed_prior);
   g_test_add_func ("/runner/stdin", test_stdin);
   g_test_add_data_func ("/runner/detached-process/default", GINT_TO_POINTER (FALSE),
                         test_detached_process);

@@ -685,6 +685,88 @@ test_save_as (Fixture       *f,
   sk_test_remove_tree (other_dir);
 }
 
+static void
+count_cb (gpointer  instance,
+          SkNode   *node,
+          guint    *count)
+{
+  (*count)++;
+}
+
+static void
+step_output_cb (SkWorkspace *workspace,
+                const char  *key,
+                const char  *text,
+                GString     *seen)
+{
+  g_string_append_printf (seen, "%s:%s", key, text);
+}
+
+/* The coding agent's passing lines, such as a request sent again, give way
+ * to the next line, so that its log ends with what came of it; a step's
+ * live output is passed on. */
+static void
+test_agent_transient_lines (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GString) seen = g_string_new (NULL);
+  SkRunner *runner;
+  SkNode *node;
+  GPtrArray *log;
+  guint changed = 0;
+
+  open_workspace (f, two_steps);
+  runner = sk_workspace_get_runner (f->workspace);
+  node = sk_project_get_node (sk_workspace_get_project (f->workspace), "1");
+  g_signal_connect (f->workspace, "agent-log-changed", G_CALLBACK (count_cb), &changed);
+  g_signal_connect (f->workspace, "step-output", G_CALLBACK (step_output_cb), seen);
+
+  g_signal_emit_by_name (runner, "agent-progress", node, "Asking the model to write the script…");
+  g_signal_emit_by_name (runner, "agent-transient", node, "No answer. Trying again in 0.9 s.");
+  g_signal_emit_by_name (runner, "agent-transient", node, "No answer. Trying again in 1.8 s.");
+  log = sk_workspace_get_agent_log (f->workspace, node);
+  g_assert_cmpuint (log->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (log, 1), ==, "No answer. Trying again in 1.8 s.");
+  g_assert_cmpuint (changed, ==, 1);
+
+  g_signal_emit_by_name (runner, "agent-progress", node, "The coding agent could not write this step’s code.");
+  log = sk_workspace_get_agent_log (f->workspace, node);
+  g_assert_cmpuint (log->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (log, 0), ==, "Asking the model to write the script…");
+  g_assert_cmpstr (g_ptr_array_index (log, 1), ==, "The coding agent could not write this step’s code.");
+  g_assert_cmpuint (changed, ==, 2);
+
+  g_signal_emit_by_name (runner, "step-output", "load_data", "a line\n");
+  g_assert_cmpstr (seen->str, ==, "load_data:a line\n");
+}
+
+/* Without a coding agent, steps without code, or with only spaces in
+ * their script, have no code yet and are counted so; the steps after them
+ * wait for it rather than fail. */
+static void
+test_run_without_code (Fixture       *f,
+                       gconstpointer  data)
+{
+  SkProject *project;
+
+  open_workspace (f, two_steps);
+  project = sk_workspace_get_project (f->workspace);
+  sk_test_write_text (f->dir, "load_data/load_data.py", "\n   \n");
+  sk_test_write_script (f->dir, SK_TEST_SCRIPT_TEMPLATE, "make_chart", NULL, REPORT_PYTHON);
+
+  run_and_wait (f, NULL, FALSE);
+  g_assert_no_error (f->error);
+  g_assert_false (f->report.had_agent);
+  g_assert_cmpuint (f->report.missing_before, ==, 1);
+  g_assert_cmpuint (f->report.missing_after, ==, 1);
+  g_assert_cmpuint (f->report.stats.failed, ==, 0);
+  g_assert_cmpuint (f->report.stats.no_code, ==, 1);
+  g_assert_cmpuint (f->report.stats.waiting, ==, 1);
+  g_assert_cmpint (sk_node_get_state (sk_project_get_node (project, "1")), ==, SK_NODE_STATE_NO_CODE);
+  g_assert_cmpint (sk_node_get_state (sk_project_get_node (project, "2")), ==, SK_NODE_STATE_SKIPPED);
+  sk_test_assert_contains (sk_node_get_error_text (sk_project_get_node (project, "2")), "“load data”");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -709,6 +791,8 @@ main (int    argc,
   ADD ("/workspace/step-deletes-process/sandboxed", test_step_deletes_process_sandboxed);
   ADD ("/workspace/stale-temporaries", test_stale_temporaries);
   ADD ("/workspace/save-as", test_save_as);
+  ADD ("/workspace/agent-transient-lines", test_agent_transient_lines);
+  ADD ("/workspace/run-without-code", test_run_without_code);
 
 #undef ADD
 

@@ -171,9 +171,10 @@ emit_summary_event (const SkRunStats *stats,
   /* JSON needs a decimal point whatever the user's locale writes. */
   g_ascii_formatd (seconds, sizeof seconds, "%.3f", stats->seconds);
   g_print ("{\"event\":\"finished\",\"succeeded\":%u,\"failed\":%u,\"skipped\":%u,"
-           "\"up_to_date\":%u,\"cancelled\":%u,\"seconds\":%s,\"exit_status\":%d}\n",
+           "\"up_to_date\":%u,\"cancelled\":%u,\"no_code\":%u,\"waiting\":%u,"
+           "\"seconds\":%s,\"exit_status\":%d}\n",
            stats->succeeded, stats->failed, stats->skipped, stats->up_to_date,
-           stats->cancelled, seconds, status);
+           stats->cancelled, stats->no_code, stats->waiting, seconds, status);
   fflush (stdout);
 }
 
@@ -200,8 +201,18 @@ node_state_changed_cb (SkRunner    *runner,
       break;
 
     case SK_NODE_STATE_SKIPPED:
-      g_printerr (_("– “%s” was skipped: the step decided not to run.\n"), name);
+      /* A step skipped for a reason of the runner's, such as a prior without
+       * code, says so in its error text. */
+      if (sk_node_get_error_text (node) != NULL)
+        g_printerr (_("– “%s” was not run: %s\n"), name, sk_node_get_error_text (node));
+      else
+        g_printerr (_("– “%s” was skipped: the step decided not to run.\n"), name);
       print_indented (sk_node_get_output_text (node), MAX_SUMMARY_LINES);
+      break;
+
+    case SK_NODE_STATE_NO_CODE:
+      g_printerr (_("? “%s” has no code yet: %s\n"), name,
+                  sk_node_get_error_text (node) != NULL ? sk_node_get_error_text (node) : "");
       break;
 
     case SK_NODE_STATE_UP_TO_DATE:
@@ -386,7 +397,8 @@ run_and_wait (SkWorkspace        *workspace,
   else if (context->error != NULL && context->error->domain != SK_RUNNER_ERROR &&
            !g_error_matches (context->error, SK_WORKSPACE_ERROR, SK_WORKSPACE_ERROR_SAVE))
     status = EXIT_INVALID;
-  else if (context->error != NULL || context->report.stats.failed > 0 || context->report.stats.cancelled > 0)
+  else if (context->error != NULL || context->report.stats.failed > 0 || context->report.stats.cancelled > 0 ||
+           context->report.stats.no_code > 0 || context->report.stats.waiting > 0)
     status = EXIT_NODE_FAILED;
   else
     status = EXIT_SUCCESS;
@@ -554,10 +566,11 @@ command_run (int    argc,
   status = run_and_wait (workspace, &context, nodes, &run_options, FALSE);
 
   g_printerr (_("Finished in %.1f s: %u succeeded, %u failed, %u skipped, %u up to date, "
-                "%u stopped.\n"),
+                "%u stopped, %u without code, %u waiting for code.\n"),
               context.report.stats.seconds, context.report.stats.succeeded,
               context.report.stats.failed, context.report.stats.skipped,
-              context.report.stats.up_to_date, context.report.stats.cancelled);
+              context.report.stats.up_to_date, context.report.stats.cancelled,
+              context.report.stats.no_code, context.report.stats.waiting);
 
   if (context.events)
     emit_summary_event (&context.report.stats, status);

@@ -25,7 +25,26 @@ typedef struct
   SkAgentSettings public;
   gboolean        use_keyring;
   gboolean        key_from_environment;
+
+  /* Where each value in effect came from, for Preferences and for errors
+   * that say what to change. */
+  SkSettingSource sources[SK_AGENT_SETTING_API_KEY + 1];
 } SkAgentSettingsReal;
+
+static const char * const variables[] = {
+  [SK_AGENT_SETTING_PROVIDER] = "SKELE_LLM_PROVIDER",
+  [SK_AGENT_SETTING_BASE_URL] = "SKELE_LLM_BASE_URL",
+  [SK_AGENT_SETTING_MODEL] = "SKELE_LLM_MODEL",
+  [SK_AGENT_SETTING_API_KEY] = "SKELE_LLM_API_KEY",
+};
+
+static void
+set_source (SkAgentSettings *self,
+            SkAgentSetting   setting,
+            SkSettingSource  source)
+{
+  ((SkAgentSettingsReal *) self)->sources[setting] = source;
+}
 
 static const char *
 provider_display_name (SkLlmProvider provider)
@@ -79,6 +98,7 @@ set_provider (SkAgentSettings  *self,
       self->provider = provider;
       g_free (self->base_url);
       self->base_url = g_strdup (sk_llm_provider_default_base_url (provider));
+      set_source (self, SK_AGENT_SETTING_BASE_URL, SK_SETTING_SOURCE_DEFAULT);
     }
 
   return TRUE;
@@ -96,6 +116,7 @@ set_base_url (SkAgentSettings *self,
     {
       g_free (self->base_url);
       self->base_url = g_strdup (sk_llm_provider_default_base_url (self->provider));
+      set_source (self, SK_AGENT_SETTING_BASE_URL, SK_SETTING_SOURCE_DEFAULT);
     }
 }
 
@@ -123,7 +144,10 @@ read_preferences (SkAgentSettings *self,
       SkLlmProvider provider;
 
       if (sk_llm_provider_from_string (name, &provider))
-        self->provider = provider;
+        {
+          self->provider = provider;
+          set_source (self, SK_AGENT_SETTING_PROVIDER, SK_SETTING_SOURCE_PREFERENCES);
+        }
       else
         g_debug ("Ignoring the unknown provider “%s” in the preferences", name);
     }
@@ -132,6 +156,7 @@ read_preferences (SkAgentSettings *self,
     {
       g_autofree char *base_url = g_settings_get_string (settings, "llm-base-url");
 
+      set_source (self, SK_AGENT_SETTING_BASE_URL, SK_SETTING_SOURCE_PREFERENCES);
       set_base_url (self, base_url);
     }
   else
@@ -141,6 +166,8 @@ read_preferences (SkAgentSettings *self,
     {
       g_free (self->model);
       self->model = g_strstrip (g_settings_get_string (settings, "llm-model"));
+      if (self->model[0] != '\0')
+        set_source (self, SK_AGENT_SETTING_MODEL, SK_SETTING_SOURCE_PREFERENCES);
     }
 
   if (sk_settings_has_key (settings, "agent-repair-attempts"))
@@ -236,17 +263,24 @@ sk_agent_settings_load (GSettings  *settings,
   if (settings != NULL)
     read_preferences (self, settings);
 
-  if ((value = getenv_nonempty ("SKELE_LLM_PROVIDER")) != NULL &&
-      !set_provider (self, value, "SKELE_LLM_PROVIDER", error))
-    return NULL;
+  if ((value = getenv_nonempty ("SKELE_LLM_PROVIDER")) != NULL)
+    {
+      if (!set_provider (self, value, "SKELE_LLM_PROVIDER", error))
+        return NULL;
+      set_source (self, SK_AGENT_SETTING_PROVIDER, SK_SETTING_SOURCE_ENVIRONMENT);
+    }
 
   if ((value = getenv_nonempty ("SKELE_LLM_BASE_URL")) != NULL)
-    set_base_url (self, value);
+    {
+      set_source (self, SK_AGENT_SETTING_BASE_URL, SK_SETTING_SOURCE_ENVIRONMENT);
+      set_base_url (self, value);
+    }
 
   if ((value = getenv_nonempty ("SKELE_LLM_MODEL")) != NULL)
     {
       g_free (self->model);
       self->model = g_strdup (value);
+      set_source (self, SK_AGENT_SETTING_MODEL, SK_SETTING_SOURCE_ENVIRONMENT);
     }
 
   real->use_keyring = use_keyring;
@@ -255,6 +289,7 @@ sk_agent_settings_load (GSettings  *settings,
     {
       self->api_key = g_strdup (value);
       real->key_from_environment = TRUE;
+      set_source (self, SK_AGENT_SETTING_API_KEY, SK_SETTING_SOURCE_ENVIRONMENT);
     }
   else if (use_keyring)
     look_up_key (self);
@@ -312,16 +347,24 @@ sk_agent_settings_override (SkAgentSettings  *self,
   old_provider = self->provider;
   old_url = sk_agent_key_normalize_url (self->provider, self->base_url);
 
-  if (provider != NULL && !set_provider (self, provider, NULL, error))
-    return FALSE;
+  if (provider != NULL)
+    {
+      if (!set_provider (self, provider, NULL, error))
+        return FALSE;
+      set_source (self, SK_AGENT_SETTING_PROVIDER, SK_SETTING_SOURCE_COMMAND_LINE);
+    }
 
   if (base_url != NULL)
-    set_base_url (self, base_url);
+    {
+      set_source (self, SK_AGENT_SETTING_BASE_URL, SK_SETTING_SOURCE_COMMAND_LINE);
+      set_base_url (self, base_url);
+    }
 
   if (model != NULL)
     {
       g_free (self->model);
       self->model = g_strdup (model);
+      set_source (self, SK_AGENT_SETTING_MODEL, SK_SETTING_SOURCE_COMMAND_LINE);
     }
 
   if (real->use_keyring && !real->key_from_environment)
@@ -396,4 +439,127 @@ sk_agent_settings_describe (const SkAgentSettings *self)
    * “qwen2.5-coder:7b on http://127.0.0.1:11434 (Ollama)”. */
   return g_strdup_printf (_("%s on %s (%s)"),
                           model, self->base_url, provider_display_name (self->provider));
+}
+
+/**
+ * sk_agent_settings_is_ready:
+ * @self: the settings
+ *
+ * Whether a coding agent can be called with @self: a model is chosen and
+ * the server's address is a web address, as sk_agent_settings_create_client()
+ * needs. The API key is not asked for: a server on this computer needs
+ * none, and one that does says so when it refuses a request.
+ *
+ * Returns: %TRUE when the settings are enough to call the agent
+ */
+gboolean
+sk_agent_settings_is_ready (const SkAgentSettings *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->model != NULL && self->model[0] != '\0' &&
+         self->base_url != NULL && is_web_address (self->base_url);
+}
+
+/**
+ * sk_agent_settings_get_value:
+ * @self: the settings
+ * @setting: which setting
+ *
+ * Returns: (nullable): the value in effect: the provider's name (such as
+ *   `ollama`), the address, the model's name (empty when none is chosen)
+ *   or the API key (%NULL when there is none)
+ */
+const char *
+sk_agent_settings_get_value (const SkAgentSettings *self,
+                             SkAgentSetting         setting)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  switch (setting)
+    {
+    case SK_AGENT_SETTING_PROVIDER:
+      return sk_llm_provider_to_string (self->provider);
+    case SK_AGENT_SETTING_BASE_URL:
+      return self->base_url;
+    case SK_AGENT_SETTING_MODEL:
+      return self->model;
+    case SK_AGENT_SETTING_API_KEY:
+      return self->api_key;
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+/**
+ * sk_agent_settings_get_source:
+ * @self: the settings
+ * @setting: which setting
+ *
+ * Returns: where the value in effect of @setting comes from; an API key set
+ *   on @self by its caller counts as the keyring's
+ */
+SkSettingSource
+sk_agent_settings_get_source (const SkAgentSettings *self,
+                              SkAgentSetting         setting)
+{
+  const SkAgentSettingsReal *real = (const SkAgentSettingsReal *) self;
+
+  g_return_val_if_fail (self != NULL, SK_SETTING_SOURCE_DEFAULT);
+  g_return_val_if_fail (setting <= SK_AGENT_SETTING_API_KEY, SK_SETTING_SOURCE_DEFAULT);
+
+  if (setting == SK_AGENT_SETTING_API_KEY && real->sources[setting] == SK_SETTING_SOURCE_DEFAULT &&
+      self->api_key != NULL)
+    return SK_SETTING_SOURCE_KEYRING;
+
+  return real->sources[setting];
+}
+
+/**
+ * sk_agent_setting_get_variable:
+ * @setting: which setting
+ *
+ * Returns: the environment variable that sets @setting over Preferences,
+ *   such as `SKELE_LLM_MODEL`
+ */
+const char *
+sk_agent_setting_get_variable (SkAgentSetting setting)
+{
+  g_return_val_if_fail (setting <= SK_AGENT_SETTING_API_KEY, NULL);
+
+  return variables[setting];
+}
+
+/**
+ * sk_agent_settings_describe_source:
+ * @self: the settings
+ * @setting: which setting
+ *
+ * Says where the value in effect comes from when it is not Preferences,
+ * such as “Set by the environment variable SKELE_LLM_MODEL”, for a row of
+ * Preferences or an error message.
+ *
+ * Returns: (transfer full) (nullable): the sentence, or %NULL when the value
+ *   is the one of Preferences or the default
+ */
+char *
+sk_agent_settings_describe_source (const SkAgentSettings *self,
+                                   SkAgentSetting         setting)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  switch (sk_agent_settings_get_source (self, setting))
+    {
+    case SK_SETTING_SOURCE_ENVIRONMENT:
+      /* Translators: %s is the name of an environment variable. */
+      return g_strdup_printf (_("Set by the environment variable %s"),
+                              sk_agent_setting_get_variable (setting));
+    case SK_SETTING_SOURCE_COMMAND_LINE:
+      return g_strdup (_("Set by an option of the command line"));
+    case SK_SETTING_SOURCE_DEFAULT:
+    case SK_SETTING_SOURCE_PREFERENCES:
+    case SK_SETTING_SOURCE_KEYRING:
+    default:
+      return NULL;
+    }
 }

@@ -45,6 +45,44 @@ typedef struct
   gboolean       allow_network;
 } SkAgentSettings;
 
+/**
+ * SkAgentSetting:
+ * @SK_AGENT_SETTING_PROVIDER: the server's dialect
+ * @SK_AGENT_SETTING_BASE_URL: the server's address
+ * @SK_AGENT_SETTING_MODEL: the model's name
+ * @SK_AGENT_SETTING_API_KEY: the key sent to the server
+ *
+ * The settings that the environment or the command line may set over
+ * Preferences.
+ */
+typedef enum
+{
+  SK_AGENT_SETTING_PROVIDER,
+  SK_AGENT_SETTING_BASE_URL,
+  SK_AGENT_SETTING_MODEL,
+  SK_AGENT_SETTING_API_KEY,
+} SkAgentSetting;
+
+/**
+ * SkSettingSource:
+ * @SK_SETTING_SOURCE_DEFAULT: nothing set it: the built-in default
+ * @SK_SETTING_SOURCE_PREFERENCES: Preferences
+ * @SK_SETTING_SOURCE_ENVIRONMENT: an environment variable, named by
+ *   sk_agent_setting_get_variable()
+ * @SK_SETTING_SOURCE_COMMAND_LINE: an option of the command line
+ * @SK_SETTING_SOURCE_KEYRING: the desktop keyring (the API key only)
+ *
+ * Where the value of a setting in effect comes from.
+ */
+typedef enum
+{
+  SK_SETTING_SOURCE_DEFAULT,
+  SK_SETTING_SOURCE_PREFERENCES,
+  SK_SETTING_SOURCE_ENVIRONMENT,
+  SK_SETTING_SOURCE_COMMAND_LINE,
+  SK_SETTING_SOURCE_KEYRING,
+} SkSettingSource;
+
 SkAgentSettings *sk_agent_settings_new           (void);
 SkAgentSettings *sk_agent_settings_load          (GSettings              *settings,
                                                   gboolean                use_keyring,
@@ -58,6 +96,14 @@ gboolean         sk_agent_settings_override      (SkAgentSettings        *self,
 SkLlmClient     *sk_agent_settings_create_client (const SkAgentSettings  *self,
                                                   GError                **error);
 char            *sk_agent_settings_describe      (const SkAgentSettings  *self);
+gboolean         sk_agent_settings_is_ready      (const SkAgentSettings  *self);
+const char      *sk_agent_settings_get_value     (const SkAgentSettings  *self,
+                                                  SkAgentSetting          setting);
+SkSettingSource  sk_agent_settings_get_source    (const SkAgentSettings  *self,
+                                                  SkAgentSetting          setting);
+const char      *sk_agent_setting_get_variable   (SkAgentSetting          setting);
+char            *sk_agent_settings_describe_source (const SkAgentSettings *self,
+                                                  SkAgentSetting          setting);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkAgentSettings, sk_agent_settings_free)
 

@@ -82,6 +82,7 @@ G_DEFINE_QUARK (sk-agent-error-quark, sk_agent_error)
 
 enum {
   PROGRESS,
+  TRANSIENT,
   USAGE,
   N_SIGNALS
 };
@@ -675,7 +676,10 @@ llm_event_cb (SkLlmEvent  event,
    * a retry is worth telling at once, since it can take a while.
    */
   if (event == SK_LLM_EVENT_RETRY)
-    progress (self, text);
+    {
+      g_string_append_printf (self->log, "· %s\n", text);
+      g_signal_emit (self, signals[TRANSIENT], 0, text);
+    }
 }
 
 static void
@@ -1020,6 +1024,15 @@ sk_agent_class_init (SkAgentClass *klass)
    */
   signals[PROGRESS] =
     g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * SkAgent::transient:
+   * @message: one line in plain language about a wait, such as a request
+   *   that is sent again; the next #SkAgent::progress line makes it moot
+   */
+  signals[TRANSIENT] =
+    g_signal_new ("transient", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**

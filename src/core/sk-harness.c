@@ -414,6 +414,27 @@ sk_harness_launch_spawn (SkSandbox              *sandbox,
   return g_steal_pointer (&self);
 }
 
+/**
+ * sk_harness_launch_set_output_func:
+ * @self: a running launch
+ * @func: (nullable): called with the node's output as it comes, or %NULL
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data
+ *
+ * Follows the node's standard output and error while it runs, as
+ * sk_process_set_output_func() does; the logs are written all the same.
+ */
+void
+sk_harness_launch_set_output_func (SkHarnessLaunch     *self,
+                                   SkProcessOutputFunc  func,
+                                   gpointer             user_data,
+                                   GDestroyNotify       destroy)
+{
+  g_return_if_fail (SK_IS_HARNESS_LAUNCH (self));
+
+  sk_process_set_output_func (self->process, func, user_data, destroy);
+}
+
 static void
 launch_wait_cb (GObject      *object,
                 GAsyncResult *result,

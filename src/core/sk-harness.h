@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "sk-process.h"
 #include "sk-sandbox.h"
 
 G_BEGIN_DECLS
@@ -68,6 +69,10 @@ gboolean        sk_harness_launch_wait_finish  (SkHarnessLaunch     *self,
                                                 GAsyncResult        *result,
                                                 GError             **error);
 void            sk_harness_launch_kill         (SkHarnessLaunch     *self);
+void            sk_harness_launch_set_output_func (SkHarnessLaunch  *self,
+                                                SkProcessOutputFunc  func,
+                                                gpointer             user_data,
+                                                GDestroyNotify       destroy);
 JsonObject     *sk_harness_launch_get_report   (SkHarnessLaunch     *self);
 char           *sk_harness_launch_get_stderr_tail (SkHarnessLaunch  *self);
 char           *sk_harness_launch_describe_end (SkHarnessLaunch     *self);

@@ -833,6 +833,7 @@ sk_node_state_to_string (SkNodeState state)
     case SK_NODE_STATE_CANCELLED: return "cancelled";
     case SK_NODE_STATE_UP_TO_DATE: return "up-to-date";
     case SK_NODE_STATE_WRITING_CODE: return "writing-code";
+    case SK_NODE_STATE_NO_CODE: return "no-code";
     default: return "unknown";
     }
 }
@@ -858,6 +859,7 @@ sk_node_state_describe (SkNodeState state)
     case SK_NODE_STATE_CANCELLED: return _("Stopped");
     case SK_NODE_STATE_UP_TO_DATE: return _("Up to date");
     case SK_NODE_STATE_WRITING_CODE: return _("Writing code");
+    case SK_NODE_STATE_NO_CODE: return _("No code yet");
     default: return "";
     }
 }
@@ -875,7 +877,8 @@ sk_node_state_is_finished (SkNodeState state)
          state == SK_NODE_STATE_FAILED ||
          state == SK_NODE_STATE_SKIPPED ||
          state == SK_NODE_STATE_CANCELLED ||
-         state == SK_NODE_STATE_UP_TO_DATE;
+         state == SK_NODE_STATE_UP_TO_DATE ||
+         state == SK_NODE_STATE_NO_CODE;
 }
 
 /**

@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  * @SK_NODE_STATE_CANCELLED: the run was stopped before the node finished
  * @SK_NODE_STATE_UP_TO_DATE: nothing changed since the last successful run
  * @SK_NODE_STATE_WRITING_CODE: the coding agent is writing or repairing the script
+ * @SK_NODE_STATE_NO_CODE: the node has no script, or one with nothing but
+ *   spaces, and no coding agent was there to write it, so it was not run
  */
 typedef enum
 {
@@ -40,6 +42,7 @@ typedef enum
   SK_NODE_STATE_CANCELLED,
   SK_NODE_STATE_UP_TO_DATE,
   SK_NODE_STATE_WRITING_CODE,
+  SK_NODE_STATE_NO_CODE,
 } SkNodeState;
 
 #define SK_TYPE_NODE (sk_node_get_type())

@@ -60,6 +60,9 @@ struct _SkProcess
   double               timeout;
   gsize                head_size;
   gsize                tail_size;
+  SkProcessOutputFunc  output_func;
+  gpointer             output_data;
+  GDestroyNotify       output_destroy;
 
   /* While running. */
   GSubprocess         *subprocess;
@@ -132,6 +135,7 @@ sk_process_finalize (GObject *object)
 {
   SkProcess *self = (SkProcess *) object;
 
+  sk_process_set_output_func (self, NULL, NULL, NULL);
   clear_source (&self->timeout_source);
   clear_source (&self->drain_source);
   g_clear_pointer (&self->waiters, g_ptr_array_unref);
@@ -608,6 +612,42 @@ sk_process_set_timeout (SkProcess *self,
   self->timeout = seconds;
 }
 
+/**
+ * sk_process_set_output_func:
+ * @self: a #SkProcess
+ * @func: (nullable): called with each piece of output as it is read, or
+ *   %NULL to stop
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data when @func is replaced
+ *
+ * Lets a caller follow the output while the process runs, such as to show
+ * it live. Nothing is buffered for @func: it sees each read once, and what
+ * it keeps is its own affair. The logs and the captured head and tail are
+ * the same with or without it. It may be set before or after the spawn;
+ * output read before it was set is not given to it.
+ */
+void
+sk_process_set_output_func (SkProcess           *self,
+                            SkProcessOutputFunc  func,
+                            gpointer             user_data,
+                            GDestroyNotify       destroy)
+{
+  GDestroyNotify old_destroy;
+  gpointer old_data;
+
+  g_return_if_fail (SK_IS_PROCESS (self));
+
+  old_destroy = self->output_destroy;
+  old_data = self->output_data;
+
+  self->output_func = func;
+  self->output_data = user_data;
+  self->output_destroy = destroy;
+
+  if (old_destroy != NULL)
+    old_destroy (old_data);
+}
+
 /* Reading the output ------------------------------------------------------ */
 
 static void
@@ -774,6 +814,10 @@ read_cb (GObject      *object,
 
   output_write_log (output, output->buffer, n);
   output_take (self, output, output->buffer, n);
+  if (self->output_func != NULL)
+    self->output_func (self, output == &self->outputs[SK_PROCESS_STDOUT] ? SK_PROCESS_STDOUT
+                                                                         : SK_PROCESS_STDERR,
+                       output->buffer, n, self->output_data);
   g_input_stream_read_async (output->stream, output->buffer, READ_CHUNK, G_PRIORITY_DEFAULT,
                              self->io_cancellable, read_cb, output);
 }

@@ -30,6 +30,24 @@ typedef enum
 
 G_DECLARE_FINAL_TYPE (SkProcess, sk_process, SK, PROCESS, GObject)
 
+/**
+ * SkProcessOutputFunc:
+ * @process: the process
+ * @output: which of its outputs @data comes from
+ * @data: (array length=size): bytes as they were read, in no particular
+ *   relation to lines or characters
+ * @size: how many, at most 64 KiB
+ * @user_data: the data given to sk_process_set_output_func()
+ *
+ * Called on the context the process was spawned on for each piece of output
+ * read, after it went into the log file.
+ */
+typedef void (*SkProcessOutputFunc) (SkProcess       *process,
+                                     SkProcessOutput  output,
+                                     const guint8    *data,
+                                     gsize            size,
+                                     gpointer         user_data);
+
 /* Setting up, before sk_process_spawn(). */
 SkProcess  *sk_process_new               (void);
 void        sk_process_set_cwd           (SkProcess           *self,
@@ -57,6 +75,10 @@ void        sk_process_set_capture       (SkProcess           *self,
                                           gsize                tail_size);
 void        sk_process_set_timeout       (SkProcess           *self,
                                           double               seconds);
+void        sk_process_set_output_func   (SkProcess           *self,
+                                          SkProcessOutputFunc  func,
+                                          gpointer             user_data,
+                                          GDestroyNotify       destroy);
 
 /* Running: the process leads a process group of its own, and marks its
  * descendants in their environment, so that what it starts is stopped with

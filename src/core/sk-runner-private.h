@@ -21,6 +21,7 @@ struct _SkRunner
   guint    jobs;
 
   SkLlmClient *agent;
+  SkSettingSource model_source;
   guint    repair_attempts;
   guint    agent_max_steps;
   guint    require_sandbox : 1;
@@ -44,6 +45,12 @@ void  _sk_runner_emit_agent_progress     (SkRunner      *self,
                                           SkNode        *node,
                                           const char    *message);
 void  _sk_runner_emit_notice             (SkRunner      *self,
+                                          const char    *message);
+void  _sk_runner_emit_step_output        (SkRunner      *self,
+                                          const char    *key,
+                                          const char    *text);
+void  _sk_runner_emit_agent_transient    (SkRunner      *self,
+                                          SkNode        *node,
                                           const char    *message);
 
 /* sk-runner-run.c */

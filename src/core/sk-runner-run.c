@@ -42,6 +42,7 @@ struct _NodeRun
   char            *folder_path;
   char            *fingerprint;
   char            *missing_priors;
+  char            *blocked_by;
   SkHarnessSpec   *spec;
   char            *input_problem;
   GPtrArray       *successors;
@@ -53,6 +54,11 @@ struct _NodeRun
   guint            timeout_id;
   guint            pending_priors;
   SkNodeState      final_state;
+
+  /* The start of a character cut at the end of the last piece of each
+   * output, which the next piece completes. */
+  guint8           partial[2][4];
+  guint            partial_len[2];
 
   /* The coding agent at work on the node, and the failure it repairs. */
   SkAgent         *agent;
@@ -66,6 +72,7 @@ struct _NodeRun
   guint            finished : 1;
   guint            code_changed : 1;
   guint            upstream_changed : 1;
+  guint            waiting : 1;
 };
 
 struct _Run
@@ -121,7 +128,10 @@ static void
 node_run_clear_process (NodeRun *node_run)
 {
   g_clear_handle_id (&node_run->timeout_id, g_source_remove);
+  if (node_run->launch != NULL)
+    sk_harness_launch_set_output_func (node_run->launch, NULL, NULL, NULL);
   g_clear_object (&node_run->launch);
+  memset (node_run->partial_len, 0, sizeof node_run->partial_len);
   g_clear_pointer (&node_run->snapshot, g_hash_table_unref);
   g_clear_pointer (&node_run->result, json_object_unref);
   g_clear_pointer (&node_run->stderr_tail, g_free);
@@ -135,6 +145,7 @@ node_run_free (NodeRun *node_run)
   g_clear_pointer (&node_run->folder_path, g_free);
   g_clear_pointer (&node_run->fingerprint, g_free);
   g_clear_pointer (&node_run->missing_priors, g_free);
+  g_clear_pointer (&node_run->blocked_by, g_free);
   g_clear_pointer (&node_run->spec, sk_harness_spec_free);
   g_clear_pointer (&node_run->input_problem, g_free);
   g_clear_pointer (&node_run->successors, g_ptr_array_unref);
@@ -305,6 +316,11 @@ complete_node (NodeRun     *node_run,
                                                     record_error->message);
         }
     }
+  else if (state == SK_NODE_STATE_NO_CODE)
+    {
+      /* The outputs an earlier script left are not this step's any more. */
+      sk_run_record_withdraw (node_run->folder_path, key, NULL);
+    }
   else if (state == SK_NODE_STATE_FAILED)
     {
       /* An earlier successful record would let successors read a pickle
@@ -321,7 +337,13 @@ complete_node (NodeRun     *node_run,
   switch (state)
     {
     case SK_NODE_STATE_SUCCEEDED: run->stats.succeeded++; break;
-    case SK_NODE_STATE_SKIPPED: run->stats.skipped++; break;
+    case SK_NODE_STATE_SKIPPED:
+      if (node_run->waiting)
+        run->stats.waiting++;
+      else
+        run->stats.skipped++;
+      break;
+    case SK_NODE_STATE_NO_CODE: run->stats.no_code++; break;
     case SK_NODE_STATE_UP_TO_DATE: run->stats.up_to_date++; break;
     case SK_NODE_STATE_CANCELLED: run->stats.cancelled++; break;
     default: run->stats.failed++; break;
@@ -342,6 +364,13 @@ complete_node (NodeRun     *node_run,
       if (node_run->code_changed || node_run->upstream_changed)
         next->upstream_changed = TRUE;
 
+      /* Running a step without the outputs of one that has no code yet
+       * would only fail in its place; it waits for that code. */
+      if (next->blocked_by == NULL && state == SK_NODE_STATE_NO_CODE)
+        next->blocked_by = g_strdup (sk_node_get_name (node_run->node));
+      else if (next->blocked_by == NULL && node_run->blocked_by != NULL)
+        next->blocked_by = g_strdup (node_run->blocked_by);
+
       g_assert (next->pending_priors > 0);
       if (--next->pending_priors == 0)
         g_queue_push_tail (&run->ready, next);
@@ -359,6 +388,43 @@ agent_progress_cb (SkAgent    *agent,
                    NodeRun    *node_run)
 {
   _sk_runner_emit_agent_progress (node_run->run->runner, node_run->node, message);
+}
+
+static void
+agent_transient_cb (SkAgent    *agent,
+                    const char *message,
+                    NodeRun    *node_run)
+{
+  _sk_runner_emit_agent_transient (node_run->run->runner, node_run->node, message);
+}
+
+/* An error that tells the user to check the model's name in Preferences
+ * says which model was asked for, and where its name came from when that
+ * was not Preferences. */
+static char *
+describe_agent_error (Run          *run,
+                      const GError *error)
+{
+  SkRunner *self = run->runner;
+  const char *model = sk_llm_client_get_model (self->agent);
+
+  if (!g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_MODEL_NOT_FOUND))
+    return g_strdup (error->message);
+
+  if (self->model_source == SK_SETTING_SOURCE_ENVIRONMENT)
+    /* Translators: the first %s is an error message, the second a model's
+     * name and the third an environment variable, such as SKELE_LLM_MODEL. */
+    return g_strdup_printf (_("%s The model “%s” is set by the environment variable %s, "
+                              "which wins over Preferences: change or unset it."),
+                            error->message, model,
+                            sk_agent_setting_get_variable (SK_AGENT_SETTING_MODEL));
+
+  if (self->model_source == SK_SETTING_SOURCE_COMMAND_LINE)
+    /* Translators: the first %s is an error message, the second a model's name. */
+    return g_strdup_printf (_("%s The model “%s” was given on the command line."),
+                            error->message, model);
+
+  return g_strdup (error->message);
 }
 
 static void
@@ -381,18 +447,30 @@ agent_done_cb (GObject      *object,
       g_autofree char *message = NULL;
       SkNodeState state = SK_NODE_STATE_FAILED;
 
+      g_autofree char *reason = describe_agent_error (run, error);
+      g_autofree char *outcome = NULL;
+
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           state = SK_NODE_STATE_CANCELLED;
           message = g_strdup (_("The run was stopped while the coding agent was at work."));
+          outcome = g_strdup (message);
         }
       else if (node_run->failure_text != NULL)
-        message = g_strdup_printf (_("%s The coding agent could not repair it: %s"),
-                                   node_run->failure_text, error->message);
+        {
+          message = g_strdup_printf (_("%s The coding agent could not repair it: %s"),
+                                     node_run->failure_text, reason);
+          outcome = g_strdup_printf (_("The coding agent could not repair the script: %s"), reason);
+        }
       else
-        message = g_strdup_printf (_("The coding agent could not write this step’s code: %s"),
-                                   error->message);
+        {
+          message = g_strdup_printf (_("The coding agent could not write this step’s code: %s"),
+                                     reason);
+          outcome = g_strdup (message);
+        }
 
+      /* The agent's lines end with its outcome, not with a wait it was in. */
+      _sk_runner_emit_agent_progress (run->runner, node_run->node, outcome);
       complete_node (node_run, state, message, node_run->failure_detail);
       schedule (run);
       return;
@@ -432,6 +510,7 @@ start_agent (NodeRun    *node_run,
 
   node_run->agent = g_object_ref (agent);
   g_signal_connect (agent, "progress", G_CALLBACK (agent_progress_cb), node_run);
+  g_signal_connect (agent, "transient", G_CALLBACK (agent_transient_cb), node_run);
 
   run->running++;
   sk_node_set_error (node_run->node, NULL, NULL);
@@ -698,6 +777,42 @@ run_mounts_clear (RunMounts *self)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunMounts, run_mounts_clear)
 
+/* Passes the step's output on as it comes, in valid UTF-8: a character cut
+ * between two reads waits for its end, which is at most three bytes. */
+static void
+step_output_cb (SkProcess       *process,
+                SkProcessOutput  output,
+                const guint8    *data,
+                gsize            size,
+                gpointer         user_data)
+{
+  NodeRun *node_run = user_data;
+  g_autoptr(GByteArray) bytes = g_byte_array_sized_new (size + 4);
+  g_autofree char *text = NULL;
+  const char *end = NULL;
+  gsize rest;
+
+  g_byte_array_append (bytes, node_run->partial[output], node_run->partial_len[output]);
+  g_byte_array_append (bytes, data, size);
+  node_run->partial_len[output] = 0;
+
+  g_utf8_validate_len ((const char *) bytes->data, bytes->len, &end);
+  rest = bytes->len - (gsize) ((const guint8 *) end - bytes->data);
+  if (rest > 0 && rest < 4 &&
+      g_utf8_get_char_validated (end, rest) == (gunichar) -2)
+    {
+      memcpy (node_run->partial[output], end, rest);
+      node_run->partial_len[output] = rest;
+      g_byte_array_set_size (bytes, bytes->len - rest);
+    }
+
+  if (bytes->len == 0)
+    return;
+
+  text = g_utf8_make_valid ((const char *) bytes->data, bytes->len);
+  _sk_runner_emit_step_output (node_run->run->runner, sk_node_get_key (node_run->node), text);
+}
+
 static gboolean
 start_isolated (NodeRun  *node_run,
                 GError  **error)
@@ -714,6 +829,9 @@ start_isolated (NodeRun  *node_run,
   node_run->launch = sk_harness_launch_spawn (run->sandbox, &mounts.mounts, run->harness, spec, error);
   if (node_run->launch == NULL)
     return FALSE;
+
+  /* Nothing was read yet: the reads come back on this context. */
+  sk_harness_launch_set_output_func (node_run->launch, step_output_cb, node_run, NULL);
 
   sk_harness_launch_wait_async (node_run->launch, run->cancellable, launch_done_cb, node_run);
   return TRUE;
@@ -860,6 +978,7 @@ start_node (NodeRun *node_run)
   const char *key = sk_node_get_key (node_run->node);
   double milliseconds;
   gboolean started;
+  gboolean has_code;
 
   node_run->started = g_get_monotonic_time ();
 
@@ -876,9 +995,11 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
+  has_code = sk_runner_script_has_code (script);
+
   if (run->generate_only)
     {
-      if (run->runner->agent != NULL && script != NULL && !g_file_query_exists (script, NULL))
+      if (run->runner->agent != NULL && script != NULL && !has_code)
         {
           start_agent (node_run, NULL, NULL);
           return TRUE;
@@ -887,20 +1008,49 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
-  if (script != NULL && !g_file_query_exists (script, NULL) && run->runner->agent != NULL &&
-      !node_run->code_changed)
+  if (node_run->blocked_by != NULL)
+    {
+      g_autofree char *message = NULL;
+
+      /* Translators: %s is the name of a step. */
+      message = g_strdup_printf (_("Not run: it needs “%s”, which has no code yet."),
+                                 node_run->blocked_by);
+      node_run->waiting = TRUE;
+      complete_node (node_run, SK_NODE_STATE_SKIPPED, message, NULL);
+      return FALSE;
+    }
+
+  if (script != NULL && !has_code && run->runner->agent != NULL && !node_run->code_changed)
     {
       start_agent (node_run, NULL, NULL);
       return TRUE;
     }
 
-  if (script == NULL || !g_file_query_exists (script, NULL))
+  if (!has_code)
     {
       g_autofree char *relative = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
       g_autofree char *message = NULL;
+      gboolean exists = script != NULL && g_file_query_exists (script, NULL);
 
-      message = g_strdup_printf (_("This step has no code yet: %s/%s does not exist."),
-                                 key, relative);
+      /* Without a coding agent, a step without code is not a failure of
+       * its code: it waits for someone to write it. */
+      if (run->runner->agent == NULL)
+        {
+          message = exists
+            ? g_strdup_printf (_("This step has no code yet: %s/%s is empty. Write its code in "
+                                 "the Code cell, or choose a coding agent’s model in Preferences "
+                                 "to have it written."), key, relative)
+            : g_strdup_printf (_("This step has no code yet: %s/%s does not exist. Write its "
+                                 "code in the Code cell, or choose a coding agent’s model in "
+                                 "Preferences to have it written."), key, relative);
+          complete_node (node_run, SK_NODE_STATE_NO_CODE, message, NULL);
+          return FALSE;
+        }
+
+      message = exists
+        ? g_strdup_printf (_("This step has no code yet: the coding agent left %s/%s empty."),
+                           key, relative)
+        : g_strdup_printf (_("This step has no code yet: %s/%s does not exist."), key, relative);
       complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
       return FALSE;
     }
@@ -917,8 +1067,11 @@ start_node (NodeRun *node_run)
   node_run->spec = build_spec (node_run);
   expected = expected_fingerprint (node_run);
 
+  /* A step whose priors did not all give it their outputs in this run is
+   * run again, so that it decides anew whether it can do without them,
+   * rather than shown up to date beside a prior that failed. */
   record = sk_run_record_read (node_run->folder_path, key);
-  if (!run->force && !node_run->upstream_changed &&
+  if (!run->force && !node_run->upstream_changed && node_run->missing_priors == NULL &&
       sk_run_record_is_usable (record, node_run->folder_path, key, expected))
     {
       sk_run_record_restore_outputs (record, node_run->node);
@@ -1205,7 +1358,7 @@ run_start (SkRunner     *self,
         {
           g_autoptr(GFile) script = sk_project_get_node_script (project, node);
 
-          if (script != NULL && g_file_query_exists (script, NULL))
+          if (sk_runner_script_has_code (script))
             continue;
         }
 

@@ -38,6 +38,8 @@ enum {
   NODE_STATE_CHANGED,
   AGENT_PROGRESS,
   NOTICE,
+  STEP_OUTPUT,
+  AGENT_TRANSIENT,
   N_SIGNALS
 };
 
@@ -65,6 +67,22 @@ _sk_runner_emit_notice (SkRunner   *self,
                         const char *message)
 {
   g_signal_emit (self, signals [NOTICE], 0, message);
+}
+
+void
+_sk_runner_emit_step_output (SkRunner   *self,
+                             const char *key,
+                             const char *text)
+{
+  g_signal_emit (self, signals [STEP_OUTPUT], 0, key, text);
+}
+
+void
+_sk_runner_emit_agent_transient (SkRunner   *self,
+                                 SkNode     *node,
+                                 const char *message)
+{
+  g_signal_emit (self, signals [AGENT_TRANSIENT], 0, node, message);
 }
 
 /* GObject ---------------------------------------------------------------- */
@@ -231,6 +249,43 @@ sk_runner_class_init (SkRunnerClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * SkRunner::step-output:
+   * @self: a #SkRunner
+   * @key: the key of the step that is running
+   * @text: what it printed since the last emission, on its standard output
+   *   or error, as valid UTF-8; a piece of at most 64 KiB, not always
+   *   whole lines
+   *
+   * Emitted on the main context while a step runs, as its output comes, so
+   * that it can be shown live. Nothing is kept for it: the step's logs hold
+   * the whole output. Steps of the in-memory mode share one process and do
+   * not emit it.
+   */
+  signals [STEP_OUTPUT] =
+    g_signal_new ("step-output",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
+  /**
+   * SkRunner::agent-transient:
+   * @self: a #SkRunner
+   * @node: the node the coding agent works on
+   * @message: what it is waiting for, such as a request it sends again
+   *
+   * Emitted on the main context for a passing line of the coding agent:
+   * the next #SkRunner::agent-progress line, or the next passing one,
+   * replaces it. The agent's last line for a node is never a passing one.
+   */
+  signals [AGENT_TRANSIENT] =
+    g_signal_new ("agent-transient",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, SK_TYPE_NODE, G_TYPE_STRING);
 }
 
 static void
@@ -475,6 +530,43 @@ _sk_runner_find_python (SkRunner   *self,
 }
 
 /**
+ * sk_runner_script_has_code:
+ * @script: (nullable): a step's script
+ *
+ * A script that is missing, empty or only spaces and blank lines is no code
+ * yet: running it could only fail, and the coding agent writes it as it
+ * writes a missing one. A script that cannot be read counts as code, so
+ * that running it tells why. This reads the file up to its first character
+ * that is not a space.
+ *
+ * Returns: whether @script holds code
+ */
+gboolean
+sk_runner_script_has_code (GFile *script)
+{
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  guint8 buffer[4096];
+  gssize n;
+
+  g_return_val_if_fail (script == NULL || G_IS_FILE (script), FALSE);
+
+  if (script == NULL)
+    return FALSE;
+
+  stream = g_file_read (script, NULL, &error);
+  if (stream == NULL)
+    return !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+
+  while ((n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, sizeof buffer, NULL, NULL)) > 0)
+    for (gssize i = 0; i < n; i++)
+      if (!g_ascii_isspace (buffer[i]))
+        return TRUE;
+
+  return n < 0;
+}
+
+/**
  * sk_runner_fingerprint:
  * @self: a #SkRunner
  * @project: a valid workflow
@@ -616,6 +708,7 @@ sk_runner_set_agent (SkRunner    *self,
   g_return_if_fail (agent == NULL || SK_IS_LLM_CLIENT (agent));
 
   g_set_object (&self->agent, agent);
+  self->model_source = SK_SETTING_SOURCE_DEFAULT;
 }
 
 SkLlmClient *
@@ -678,6 +771,7 @@ sk_runner_set_agent_settings (SkRunner               *self,
     return FALSE;
 
   sk_runner_set_agent (self, client);
+  self->model_source = sk_agent_settings_get_source (settings, SK_AGENT_SETTING_MODEL);
   sk_runner_set_agent_options (self, settings->repair_attempts, settings->max_steps,
                                settings->require_sandbox, settings->review_commands,
                                settings->allow_network);

@@ -36,8 +36,12 @@ typedef enum
  * @up_to_date: nodes that did not need to run again
  * @cancelled: nodes that were stopped or never started
  * @seconds: the run's wall-clock time
+ * @no_code: nodes that have no code yet and no coding agent to write it
+ * @waiting: nodes that were not run because a node they need, directly or
+ *   through others, has no code yet; they are shown as skipped
  *
- * What a run did, counted over the nodes that were asked to run.
+ * What a run did, counted over the nodes that were asked to run. Each node
+ * is counted once.
  */
 typedef struct
 {
@@ -47,6 +51,8 @@ typedef struct
   guint  up_to_date;
   guint  cancelled;
   double seconds;
+  guint  no_code;
+  guint  waiting;
 } SkRunStats;
 
 #define SK_TYPE_RUNNER (sk_runner_get_type())
@@ -90,6 +96,8 @@ void        sk_runner_set_agent_options (SkRunner           *self,
                                        gboolean              require_sandbox,
                                        gboolean              review_commands,
                                        gboolean              allow_network);
+
+gboolean    sk_runner_script_has_code (GFile                *script);
 
 char       *sk_runner_fingerprint     (SkRunner             *self,
                                        SkProject            *project,

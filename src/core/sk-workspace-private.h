@@ -23,6 +23,9 @@ struct _SkWorkspace
   GHashTable   *keys;
   /* SkNode → GPtrArray of the coding agent's progress lines. */
   GHashTable   *agent_logs;
+  /* The steps whose log ends with a passing line, which the next one
+   * replaces. */
+  GHashTable   *agent_transient;
   /* What the runner has told once already, such as a missing sandbox. */
   GHashTable   *notices;
 

@@ -369,7 +369,8 @@ sk_workspace_check_agent (SkWorkspace         *self,
  * @nodes: (nullable) (element-type SkNode): steps of the workflow, or
  *   %NULL for all of them
  *
- * Returns: how many of @nodes have no script yet
+ * Returns: how many of @nodes have no code yet: no script, or one that is
+ *   empty or only spaces
  */
 guint
 sk_workspace_count_missing_scripts (SkWorkspace *self,
@@ -393,7 +394,7 @@ sk_workspace_count_missing_scripts (SkWorkspace *self,
     {
       g_autoptr(GFile) script = sk_project_get_node_script (self->project, g_ptr_array_index (nodes, i));
 
-      if (script == NULL || !g_file_query_exists (script, NULL))
+      if (!sk_runner_script_has_code (script))
         missing++;
     }
 
@@ -405,7 +406,7 @@ sk_workspace_count_missing_scripts (SkWorkspace *self,
  * @self: a #SkWorkspace
  *
  * Returns: (transfer container) (element-type SkNode): the steps that have
- *   no script yet, in file order
+ *   no code yet (no script, or one that is only spaces), in file order
  */
 GPtrArray *
 sk_workspace_get_nodes_without_code (SkWorkspace *self)
@@ -422,7 +423,7 @@ sk_workspace_get_nodes_without_code (SkWorkspace *self)
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
       g_autoptr(GFile) script = sk_project_get_node_script (self->project, node);
 
-      if (script != NULL && !g_file_query_exists (script, NULL))
+      if (script != NULL && !sk_runner_script_has_code (script))
         g_ptr_array_add (nodes, g_steal_pointer (&node));
     }
 

@@ -44,7 +44,9 @@ enum {
   MESSAGE,
   AGENT_PROGRESS,
   AGENT_LOG_CLEARED,
+  AGENT_LOG_CHANGED,
   RUN_STARTED,
+  STEP_OUTPUT,
   N_SIGNALS
 };
 
@@ -238,6 +240,7 @@ node_removed_cb (SkWorkspace *self,
   g_signal_handlers_disconnect_by_data (node, self);
   g_hash_table_remove (self->keys, node);
   g_hash_table_remove (self->agent_logs, node);
+  g_hash_table_remove (self->agent_transient, node);
 }
 
 /* The coding agent's logs ------------------------------------------------ */
@@ -250,18 +253,39 @@ _sk_workspace_clear_agent_logs (SkWorkspace *self,
     {
       SkNode *node = g_ptr_array_index (nodes, i);
 
+      g_hash_table_remove (self->agent_transient, node);
       if (g_hash_table_remove (self->agent_logs, node))
         g_signal_emit (self, signals [AGENT_LOG_CLEARED], 0, node);
     }
 }
 
+/* Takes away the passing line that ends @node's log, if there is one, and
+ * tells whoever shows the log. */
 static void
-runner_agent_progress_cb (SkWorkspace *self,
-                          SkNode      *node,
-                          const char  *line)
+drop_transient_line (SkWorkspace *self,
+                     SkNode      *node)
 {
   GPtrArray *log = g_hash_table_lookup (self->agent_logs, node);
 
+  if (!g_hash_table_remove (self->agent_transient, node))
+    return;
+
+  if (log != NULL && log->len > 0)
+    g_ptr_array_remove_index (log, log->len - 1);
+  g_signal_emit (self, signals [AGENT_LOG_CHANGED], 0, node);
+}
+
+static void
+add_agent_line (SkWorkspace *self,
+                SkNode      *node,
+                const char  *line,
+                gboolean     transient)
+{
+  GPtrArray *log;
+
+  drop_transient_line (self, node);
+
+  log = g_hash_table_lookup (self->agent_logs, node);
   if (log == NULL)
     {
       log = g_ptr_array_new_with_free_func (g_free);
@@ -271,8 +295,35 @@ runner_agent_progress_cb (SkWorkspace *self,
   g_ptr_array_add (log, g_strdup (line));
   if (log->len > SK_WORKSPACE_MAX_AGENT_LINES)
     g_ptr_array_remove_range (log, 0, log->len - SK_WORKSPACE_MAX_AGENT_LINES);
+  if (transient)
+    g_hash_table_add (self->agent_transient, node);
 
   g_signal_emit (self, signals [AGENT_PROGRESS], 0, node, line);
+}
+
+static void
+runner_agent_progress_cb (SkWorkspace *self,
+                          SkNode      *node,
+                          const char  *line)
+{
+  add_agent_line (self, node, line, FALSE);
+}
+
+/* A line such as "Trying again in 0.9 s" holds only until the next. */
+static void
+runner_agent_transient_cb (SkWorkspace *self,
+                           SkNode      *node,
+                           const char  *line)
+{
+  add_agent_line (self, node, line, TRUE);
+}
+
+static void
+runner_step_output_cb (SkWorkspace *self,
+                       const char  *key,
+                       const char  *text)
+{
+  g_signal_emit (self, signals [STEP_OUTPUT], 0, key, text);
 }
 
 /* The same notice at every run would be noise; it is told once. */
@@ -879,6 +930,10 @@ sk_workspace_constructed (GObject *object)
                            G_CALLBACK (runner_agent_progress_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runner, "notice",
                            G_CALLBACK (runner_notice_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runner, "agent-transient",
+                           G_CALLBACK (runner_agent_transient_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runner, "step-output",
+                           G_CALLBACK (runner_step_output_cb), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (self->project, "notify::modified", G_CALLBACK (project_modified_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->project, "notify::folder", G_CALLBACK (project_folder_cb), self, G_CONNECT_SWAPPED);
@@ -928,6 +983,7 @@ sk_workspace_finalize (GObject *object)
 
   g_clear_pointer (&self->keys, g_hash_table_unref);
   g_clear_pointer (&self->agent_logs, g_hash_table_unref);
+  g_clear_pointer (&self->agent_transient, g_hash_table_unref);
   g_clear_pointer (&self->notices, g_hash_table_unref);
 
   G_OBJECT_CLASS (sk_workspace_parent_class)->finalize (object);
@@ -1101,6 +1157,40 @@ sk_workspace_class_init (SkWorkspaceClass *klass)
                   G_TYPE_NONE, 1, SK_TYPE_NODE);
 
   /**
+   * SkWorkspace::agent-log-changed:
+   * @self: the workspace
+   * @node: a step whose agent log lost its last line
+   *
+   * Emitted when a passing line of the coding agent, such as "Trying again
+   * in 0.9 s", is taken away from the end of @node's log because a later
+   * line makes it moot; a view of the log reads it again with
+   * sk_workspace_get_agent_log(). The line that replaces it, if any, comes
+   * next as #SkWorkspace::agent-progress.
+   */
+  signals [AGENT_LOG_CHANGED] =
+    g_signal_new ("agent-log-changed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, SK_TYPE_NODE);
+
+  /**
+   * SkWorkspace::step-output:
+   * @self: the workspace
+   * @key: the key of a running step
+   * @text: what it printed since the last emission, as valid UTF-8
+   *
+   * Forwards #SkRunner::step-output: a running step's standard output and
+   * error as they come, in pieces of at most 64 KiB.
+   */
+  signals [STEP_OUTPUT] =
+    g_signal_new ("step-output",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
+  /**
    * SkWorkspace::run-started:
    * @self: the workspace
    * @agent: (nullable): the coding agent's model and server, or %NULL when
@@ -1121,6 +1211,7 @@ sk_workspace_init (SkWorkspace *self)
 {
   self->keys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->agent_logs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  self->agent_transient = g_hash_table_new (NULL, NULL);
   self->notices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->autosave_delay = DEFAULT_AUTOSAVE_DELAY_MS;
 }

@@ -49,9 +49,15 @@ struct _SkPreferencesWindow
   GtkSwitch            *network_switch;
   char                 *keyring_problem;
 
+  /* The server that environment variables set over the rows, if any: the
+   * key is kept and looked up for the server the agent uses. */
+  char                 *environment_base_url;
+  int                   environment_provider;
+
   guint                 key_loaded : 1;
   guint                 key_dirty : 1;
   guint                 setting_key : 1;
+  guint                 key_from_environment : 1;
 };
 
 G_DEFINE_FINAL_TYPE (SkPreferencesWindow, sk_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -92,9 +98,13 @@ is_closed (SkPreferencesWindow *self)
 static SkLlmProvider
 current_provider (SkPreferencesWindow *self)
 {
-  g_autofree char *name = g_settings_get_string (self->settings, "llm-provider");
+  g_autofree char *name = NULL;
   SkLlmProvider provider = SK_LLM_PROVIDER_OLLAMA;
 
+  if (self->environment_provider >= 0)
+    return (SkLlmProvider) self->environment_provider;
+
+  name = g_settings_get_string (self->settings, "llm-provider");
   sk_llm_provider_from_string (name, &provider);
 
   return provider;
@@ -103,9 +113,12 @@ current_provider (SkPreferencesWindow *self)
 static char *
 current_base_url (SkPreferencesWindow *self)
 {
-  g_autofree char *base_url = g_settings_get_string (self->settings, "llm-base-url");
+  g_autofree char *base_url = NULL;
 
-  g_strstrip (base_url);
+  if (self->environment_base_url != NULL)
+    return g_strdup (self->environment_base_url);
+
+  base_url = g_strstrip (g_settings_get_string (self->settings, "llm-base-url"));
   if (base_url[0] == '\0')
     return g_strdup (sk_llm_provider_default_base_url (current_provider (self)));
 
@@ -201,6 +214,10 @@ load_key (SkPreferencesWindow *self)
 {
   g_autofree char *base_url = current_base_url (self);
 
+  /* The key in effect is the environment's; the keyring's is not used. */
+  if (self->key_from_environment)
+    return;
+
   g_cancellable_cancel (self->key_cancellable);
   g_clear_object (&self->key_cancellable);
   self->key_cancellable = g_cancellable_new ();
@@ -275,6 +292,93 @@ store_key (SkPreferencesWindow *self)
   else
     sk_agent_key_store_async (current_provider (self), base_url, key, NULL,
                               key_stored_cb, g_object_ref (self));
+}
+
+/* Says in @row's title where its value comes from, such as
+ * "Model — set by the environment variable SKELE_LLM_MODEL". */
+static void
+explain_row (AdwPreferencesRow *row,
+             const char        *title,
+             const char        *variable)
+{
+  g_autofree char *full = NULL;
+  g_autofree char *tooltip = NULL;
+
+  /* Translators: the first %s is the title of a setting, such as “Model”,
+   * the second an environment variable, such as SKELE_LLM_MODEL. */
+  full = g_strdup_printf (_("%s — set by the environment variable %s"), title, variable);
+  /* Translators: %s is an environment variable, such as SKELE_LLM_MODEL. */
+  tooltip = g_strdup_printf (_("Set by the environment variable %s, which wins over this "
+                               "setting. Change or unset the variable to change it."), variable);
+  adw_preferences_row_set_use_underline (row, FALSE);
+  adw_preferences_row_set_title (row, full);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row), tooltip);
+  gtk_widget_set_sensitive (GTK_WIDGET (row), FALSE);
+}
+
+/* A row whose setting an environment variable overrides shows the value in
+ * effect, says where it comes from, and cannot be edited: what it would
+ * change is not what the coding agent uses. */
+static void
+show_effective_values (SkPreferencesWindow *self)
+{
+  g_autoptr(SkAgentSettings) effective = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *variable;
+
+  effective = sk_agent_settings_load (self->settings, FALSE, &error);
+  if (effective == NULL)
+    {
+      /* An unknown provider in the environment is told when a run starts. */
+      g_debug ("The settings in effect could not be read: %s", error->message);
+      return;
+    }
+
+  if (sk_agent_settings_get_source (effective, SK_AGENT_SETTING_PROVIDER) == SK_SETTING_SOURCE_ENVIRONMENT)
+    {
+      g_autofree char *source = sk_agent_settings_describe_source (effective, SK_AGENT_SETTING_PROVIDER);
+
+      self->environment_provider = effective->provider;
+      g_settings_unbind (self->provider_row, "selected");
+      adw_combo_row_set_selected (self->provider_row, effective->provider);
+      adw_combo_row_set_use_subtitle (self->provider_row, FALSE);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (self->provider_row), source);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->provider_row), FALSE);
+    }
+
+  /* A provider from the environment brings its usual address, whatever
+   * address Preferences keep for the one they name. */
+  if (sk_agent_settings_get_source (effective, SK_AGENT_SETTING_BASE_URL) == SK_SETTING_SOURCE_ENVIRONMENT)
+    variable = sk_agent_setting_get_variable (SK_AGENT_SETTING_BASE_URL);
+  else if (sk_agent_settings_get_source (effective, SK_AGENT_SETTING_PROVIDER) == SK_SETTING_SOURCE_ENVIRONMENT)
+    variable = sk_agent_setting_get_variable (SK_AGENT_SETTING_PROVIDER);
+  else
+    variable = NULL;
+  if (variable != NULL)
+    {
+      self->environment_base_url = g_strdup (effective->base_url);
+      g_settings_unbind (self->base_url_row, "text");
+      gtk_editable_set_text (GTK_EDITABLE (self->base_url_row), effective->base_url);
+      explain_row (ADW_PREFERENCES_ROW (self->base_url_row), _("Server Address"), variable);
+    }
+
+  if (sk_agent_settings_get_source (effective, SK_AGENT_SETTING_MODEL) == SK_SETTING_SOURCE_ENVIRONMENT)
+    {
+      g_settings_unbind (self->model_row, "text");
+      gtk_editable_set_text (GTK_EDITABLE (self->model_row), effective->model);
+      explain_row (ADW_PREFERENCES_ROW (self->model_row), _("Model"),
+                   sk_agent_setting_get_variable (SK_AGENT_SETTING_MODEL));
+    }
+
+  if (sk_agent_settings_get_source (effective, SK_AGENT_SETTING_API_KEY) == SK_SETTING_SOURCE_ENVIRONMENT)
+    {
+      self->key_from_environment = TRUE;
+      set_key_text (self, effective->api_key);
+      explain_row (ADW_PREFERENCES_ROW (self->key_row), _("API Key"),
+                   sk_agent_setting_get_variable (SK_AGENT_SETTING_API_KEY));
+    }
+
+  update_server_note (self);
 }
 
 static void
@@ -557,6 +661,7 @@ sk_preferences_window_new (GSettings *settings)
 
   update_server_note (self);
   update_environment (self);
+  show_effective_values (self);
 
   return self;
 }
@@ -615,6 +720,7 @@ sk_preferences_window_finalize (GObject *object)
   g_clear_object (&self->fetch_cancellable);
   g_clear_pointer (&self->last_toast, g_free);
   g_clear_pointer (&self->keyring_problem, g_free);
+  g_clear_pointer (&self->environment_base_url, g_free);
 
   G_OBJECT_CLASS (sk_preferences_window_parent_class)->finalize (object);
 }
@@ -669,6 +775,7 @@ static void
 sk_preferences_window_init (SkPreferencesWindow *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->environment_provider = -1;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 }

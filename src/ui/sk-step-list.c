@@ -56,6 +56,7 @@ state_icon_name (SkNodeState state)
     case SK_NODE_STATE_RUNNING:
       return "media-playback-start-symbolic";
     case SK_NODE_STATE_WRITING_CODE:
+    case SK_NODE_STATE_NO_CODE:
       return "document-edit-symbolic";
     case SK_NODE_STATE_SUCCEEDED:
     case SK_NODE_STATE_UP_TO_DATE:
