@@ -675,6 +675,275 @@ test_mark_stale (void)
   g_assert_cmpint (sk_node_get_state (f), ==, SK_NODE_STATE_SUCCEEDED);
 }
 
+/* Problems ---------------------------------------------------------------- */
+
+/* Returns the problem of @kind whose main step is @node_id. */
+static const SkProblem *
+find_problem (GPtrArray     *problems,
+              SkProblemKind  kind,
+              const char    *node_id)
+{
+  for (guint i = 0; i < problems->len; i++)
+    {
+      const SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (problem->kind == kind && g_strcmp0 (problem->node_id, node_id) == 0)
+        return problem;
+    }
+
+  g_error ("no problem of kind %d about %s", kind, node_id);
+  return NULL;
+}
+
+static void
+assert_joined (char       **strv,
+               const char  *expected)
+{
+  g_autofree char *joined = NULL;
+
+  g_assert_nonnull (strv);
+  joined = g_strjoinv (",", strv);
+  g_assert_cmpstr (joined, ==, expected);
+}
+
+/* A workflow with the three problems of issue 11: a cycle between “Totals”
+ * and “Chart”, a prior that does not exist, and two names that make the
+ * folder “load”. */
+static SkProject *
+three_problems (void)
+{
+  SkProject *project = sk_project_new (NULL);
+
+  add (project, "1", "Load", NULL);
+  add (project, "2", "Totals", SK_TEST_STRV ("1", "3"));
+  add (project, "3", "Chart", SK_TEST_STRV ("2"));
+  add (project, "4", "Report", SK_TEST_STRV ("9"));
+  add (project, "5", "LOAD", NULL);
+
+  return project;
+}
+
+static void
+test_problem_concerns (void)
+{
+  g_autoptr(SkProject) project = three_problems ();
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(SkProblem) copy = NULL;
+  const SkProblem *problem;
+
+  add (project, "6", "Itself", SK_TEST_STRV ("6"));
+  problems = sk_project_validate (project);
+  g_assert_cmpuint (problems->len, ==, 4);
+
+  problem = find_problem (problems, SK_PROBLEM_DUPLICATE_KEY, "5");
+  assert_joined (problem->node_ids, "1,5");
+  assert_joined (problem->edge_pairs, "");
+  sk_test_assert_contains (problem->message, "The steps “Load” and “LOAD” would share the folder “load”");
+
+  problem = find_problem (problems, SK_PROBLEM_DANGLING_PRIOR, "4");
+  assert_joined (problem->node_ids, "4");
+  assert_joined (problem->edge_pairs, "9,4");
+  sk_test_assert_contains (problem->message, "There is no step “9”, but “Report” needs it");
+
+  problem = find_problem (problems, SK_PROBLEM_CYCLE, "6");
+  assert_joined (problem->node_ids, "6");
+  assert_joined (problem->edge_pairs, "6,6");
+
+  /* The circle in the order its results flow: “Chart” needs “Totals”, and
+   * “Totals” needs “Chart”. */
+  problem = find_problem (problems, SK_PROBLEM_CYCLE, "2");
+  assert_joined (problem->node_ids, "3,2");
+  assert_joined (problem->edge_pairs, "3,2,2,3");
+  sk_test_assert_contains (problem->message, "“Chart” → “Totals” → “Chart”");
+
+  /* The user's words: steps, not nodes, and no identifiers for named steps. */
+  for (guint i = 0; i < problems->len; i++)
+    {
+      const SkProblem *each = g_ptr_array_index (problems, i);
+
+      g_assert_null (strstr (each->message, "node"));
+      g_assert_null (strstr (each->message, "(1)"));
+    }
+
+  copy = sk_problem_copy (problem);
+  g_assert_cmpint (copy->kind, ==, SK_PROBLEM_CYCLE);
+  g_assert_cmpstr (copy->node_id, ==, "2");
+  g_assert_cmpstr (copy->message, ==, problem->message);
+  assert_joined (copy->node_ids, "3,2");
+  assert_joined (copy->edge_pairs, "3,2,2,3");
+}
+
+/* Each group of steps that need each other is a problem of its own, even
+ * downstream of another, and concerns every step and connection in it. */
+static void
+test_problem_cycle_groups (void)
+{
+  g_autoptr(SkProject) project = sk_project_new (NULL);
+  g_autoptr(GPtrArray) problems = NULL;
+  const SkProblem *problem;
+
+  add (project, "1", "a", SK_TEST_STRV ("2"));
+  add (project, "2", "b", SK_TEST_STRV ("1"));
+  add (project, "3", "c", SK_TEST_STRV ("2", "5"));
+  add (project, "4", "d", SK_TEST_STRV ("3"));
+  add (project, "5", "e", SK_TEST_STRV ("4", "3"));
+  add (project, "6", "f", SK_TEST_STRV ("5"));
+
+  problems = sk_project_validate (project);
+  g_assert_cmpuint (problems->len, ==, 2);
+
+  problem = find_problem (problems, SK_PROBLEM_CYCLE, "1");
+  assert_joined (problem->node_ids, "2,1");
+  assert_joined (problem->edge_pairs, "2,1,1,2");
+
+  /* “c”, “d” and “e” reach each other by two circles; the message names
+   * one, and the other connection is concerned as well. “f” is only
+   * downstream. */
+  problem = find_problem (problems, SK_PROBLEM_CYCLE, "3");
+  assert_joined (problem->node_ids, "4,5,3");
+  assert_joined (problem->edge_pairs, "4,5,5,3,3,4,3,5");
+  sk_test_assert_contains (problem->message, "“d” → “e” → “c” → “d”");
+}
+
+static GPtrArray *
+new_problems_after (SkProject *project,
+                    GPtrArray *before)
+{
+  g_autoptr(GPtrArray) after = sk_project_validate (project);
+
+  return sk_problems_new_since (before, after);
+}
+
+static void
+test_problems_new_since (void)
+{
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(GPtrArray) added = NULL;
+  const SkProblem *problem;
+
+  /* Each fix of one of the three problems makes nothing new. */
+  project = three_problems ();
+  before = sk_project_validate (project);
+  g_assert_cmpuint (sk_problems_count_errors (before), ==, 3);
+
+  sk_node_set_priors (sk_project_get_node (project, "3"), SK_TEST_STRV (NULL));
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 0);
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+
+  project = three_problems ();
+  sk_node_set_priors (sk_project_get_node (project, "4"), SK_TEST_STRV ("1"));
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 0);
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+
+  project = three_problems ();
+  sk_node_set_name (sk_project_get_node (project, "5"), "Summary");
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 0);
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+
+  /* Renaming a step of the cycle changes its message, not the problem. */
+  project = three_problems ();
+  sk_node_set_name (sk_project_get_node (project, "3"), "Revenue Chart");
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 0);
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+
+  /* A new circle is new, even through steps of the old one. */
+  project = three_problems ();
+  sk_node_set_priors (sk_project_get_node (project, "1"), SK_TEST_STRV ("2"));
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 1);
+  problem = g_ptr_array_index (added, 0);
+  g_assert_cmpint (problem->kind, ==, SK_PROBLEM_CYCLE);
+  g_assert_false (problem->is_warning);
+  g_assert_true (g_strv_contains ((const char * const *) problem->node_ids, "1"));
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+
+  /* Even when the circle the message names is the old one: the new
+   * connection is among those the problem concerns. */
+  project = three_problems ();
+  sk_node_set_priors (sk_project_get_node (project, "2"), SK_TEST_STRV ("3", "1"));
+  g_clear_pointer (&before, g_ptr_array_unref);
+  before = sk_project_validate (project);
+  sk_node_set_priors (sk_project_get_node (project, "1"), SK_TEST_STRV ("2"));
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 1);
+  problem = g_ptr_array_index (added, 0);
+  g_assert_cmpint (problem->kind, ==, SK_PROBLEM_CYCLE);
+  sk_test_assert_contains (problem->message, "“Chart” → “Totals” → “Chart”");
+  assert_joined (problem->edge_pairs, "3,2,2,3,2,1,1,2");
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+  g_clear_pointer (&before, g_ptr_array_unref);
+
+  project = three_problems ();
+  before = sk_project_validate (project);
+
+  /* So are a second missing prior and a second clash. */
+  project = three_problems ();
+  sk_node_set_priors (sk_project_get_node (project, "4"), SK_TEST_STRV ("9", "8"));
+  sk_node_set_name (sk_project_get_node (project, "3"), "totals");
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 2);
+  g_assert_cmpint (((SkProblem *) g_ptr_array_index (added, 0))->kind, ==, SK_PROBLEM_DUPLICATE_KEY);
+  g_assert_cmpint (((SkProblem *) g_ptr_array_index (added, 1))->kind, ==, SK_PROBLEM_DANGLING_PRIOR);
+  assert_joined (((SkProblem *) g_ptr_array_index (added, 1))->edge_pairs, "8,4");
+  g_clear_pointer (&added, g_ptr_array_unref);
+  g_clear_object (&project);
+}
+
+/* Three steps whose names make one folder: renaming any one of them leaves
+ * a clash between the other two, which is not new. */
+static void
+test_problems_new_since_clash_of_three (void)
+{
+  g_autoptr(SkProject) project = sk_project_new (NULL);
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(GPtrArray) added = NULL;
+
+  add (project, "1", "Load", NULL);
+  add (project, "2", "load", NULL);
+  add (project, "3", "LOAD", NULL);
+  before = sk_project_validate (project);
+  g_assert_cmpuint (before->len, ==, 2);
+
+  sk_node_set_name (sk_project_get_node (project, "1"), "Read");
+  added = new_problems_after (project, before);
+  g_assert_cmpuint (added->len, ==, 0);
+}
+
+static void
+test_problems_summary (void)
+{
+  g_autoptr(SkProject) project = three_problems ();
+  g_autoptr(GPtrArray) problems = sk_project_validate (project);
+  g_autoptr(GPtrArray) none = g_ptr_array_new ();
+  g_autoptr(SkProject) one = sk_project_new (NULL);
+  g_autoptr(GPtrArray) one_problem = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *empty = NULL;
+  g_autofree char *single = NULL;
+
+  summary = sk_problems_summary (problems);
+  g_assert_cmpstr (summary, ==, "This workflow has 3 problems");
+
+  add (one, "1", "a", SK_TEST_STRV ("1"));
+  one_problem = sk_project_validate (one);
+  single = sk_problems_summary (one_problem);
+  g_assert_cmpstr (single, ==, "This workflow has 1 problem");
+
+  empty = sk_problems_summary (none);
+  g_assert_cmpstr (empty, ==, "This workflow has no problems");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -694,6 +963,11 @@ main (int   argc,
   g_test_add_func ("/graph/unique-name", test_unique_name);
   g_test_add_func ("/graph/check-name", test_check_name);
   g_test_add_func ("/graph/mark-stale", test_mark_stale);
+  g_test_add_func ("/graph/problems/concerns", test_problem_concerns);
+  g_test_add_func ("/graph/problems/cycle-groups", test_problem_cycle_groups);
+  g_test_add_func ("/graph/problems/new-since", test_problems_new_since);
+  g_test_add_func ("/graph/problems/new-since-clash-of-three", test_problems_new_since_clash_of_three);
+  g_test_add_func ("/graph/problems/summary", test_problems_summary);
 
   return g_test_run ();
 }

@@ -32,6 +32,8 @@ sk_problem_copy (const SkProblem *problem)
   copy->node_id = g_strdup (problem->node_id);
   copy->message = g_strdup (problem->message);
   copy->is_warning = problem->is_warning;
+  copy->node_ids = problem->node_ids != NULL ? g_strdupv (problem->node_ids) : g_new0 (char *, 1);
+  copy->edge_pairs = problem->edge_pairs != NULL ? g_strdupv (problem->edge_pairs) : g_new0 (char *, 1);
 
   return copy;
 }
@@ -44,6 +46,8 @@ sk_problem_free (SkProblem *problem)
 
   g_free (problem->node_id);
   g_free (problem->message);
+  g_strfreev (problem->node_ids);
+  g_strfreev (problem->edge_pairs);
   g_free (problem);
 }
 
@@ -65,12 +69,304 @@ _sk_project_add_problem (GPtrArray     *problems,
   problem->kind = kind;
   problem->is_warning = !!is_warning;
   problem->node_id = g_strdup (node_id);
+  problem->node_ids = g_new0 (char *, 2);
+  problem->node_ids[0] = g_strdup (node_id);
+  problem->edge_pairs = g_new0 (char *, 1);
 
   g_ptr_array_add (problems, problem);
 }
 
-/* Names a node for messages: its name and, to tell apart nodes with similar
- * names, its identifier.
+/* Gives the problem added last the steps and connections it concerns, when
+ * they are more than its main step. */
+static void
+set_last_concerns (GPtrArray          *problems,
+                   const char * const *node_ids,
+                   const char * const *edge_pairs)
+{
+  SkProblem *problem = g_ptr_array_index (problems, problems->len - 1);
+
+  if (node_ids != NULL)
+    {
+      g_strfreev (problem->node_ids);
+      problem->node_ids = g_strdupv ((char **) node_ids);
+    }
+
+  if (edge_pairs != NULL)
+    {
+      g_strfreev (problem->edge_pairs);
+      problem->edge_pairs = g_strdupv ((char **) edge_pairs);
+    }
+}
+
+static gboolean
+has_edge (const char * const *edge_pairs,
+          const char         *prior,
+          const char         *successor)
+{
+  for (guint i = 0; edge_pairs[i] != NULL && edge_pairs[i + 1] != NULL; i += 2)
+    {
+      if (g_str_equal (edge_pairs[i], prior) && g_str_equal (edge_pairs[i + 1], successor))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static gboolean
+same_set (const char * const *a,
+          const char * const *b)
+{
+  if (g_strv_length ((char **) a) != g_strv_length ((char **) b))
+    return FALSE;
+
+  for (guint i = 0; a[i] != NULL; i++)
+    {
+      if (!g_strv_contains (b, a[i]))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+same_edges (const char * const *a,
+            const char * const *b)
+{
+  if (g_strv_length ((char **) a) != g_strv_length ((char **) b))
+    return FALSE;
+
+  for (guint i = 0; a[i] != NULL && a[i + 1] != NULL; i += 2)
+    {
+      if (!has_edge (b, a[i], a[i + 1]))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* A cycle was there before when each of its connections was on a cycle
+ * before: those connections existed, so the circle they make did too, even
+ * if validation described another circle through the same steps. */
+static gboolean
+cycle_was_there (const SkProblem *problem,
+                 GPtrArray       *before)
+{
+  const char * const *pairs = (const char * const *) problem->edge_pairs;
+
+  if (pairs[0] == NULL)
+    return FALSE;
+
+  for (guint i = 0; pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
+    {
+      gboolean found = FALSE;
+
+      for (guint j = 0; j < before->len && !found; j++)
+        {
+          const SkProblem *old = g_ptr_array_index (before, j);
+
+          found = old->kind == SK_PROBLEM_CYCLE && !old->is_warning &&
+                  has_edge ((const char * const *) old->edge_pairs, pairs[i], pairs[i + 1]);
+        }
+
+      if (!found)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Validation reports a name that gives a taken folder name with the first
+ * step that has it, so steps whose names clashed before share that first
+ * step. This keeps a clash of three from looking new when one of the three
+ * is renamed. */
+static gboolean
+clash_was_there (const SkProblem *problem,
+                 GPtrArray       *before)
+{
+  for (guint j = 0; j < before->len; j++)
+    {
+      const SkProblem *old = g_ptr_array_index (before, j);
+      const char *first;
+      gboolean all = TRUE;
+
+      if (old->kind != SK_PROBLEM_DUPLICATE_KEY || old->is_warning || old->node_ids[0] == NULL)
+        continue;
+
+      first = old->node_ids[0];
+      for (guint i = 0; problem->node_ids[i] != NULL && all; i++)
+        {
+          gboolean in_group = FALSE;
+
+          for (guint k = 0; k < before->len && !in_group; k++)
+            {
+              const SkProblem *other = g_ptr_array_index (before, k);
+
+              in_group = other->kind == SK_PROBLEM_DUPLICATE_KEY && !other->is_warning &&
+                         other->node_ids[0] != NULL && g_str_equal (other->node_ids[0], first) &&
+                         g_strv_contains ((const char * const *) other->node_ids,
+                                          problem->node_ids[i]);
+            }
+
+          all = in_group;
+        }
+
+      if (all)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static gboolean
+same_problem (const SkProblem *a,
+              const SkProblem *b,
+              gboolean         same_message)
+{
+  if (a->kind != b->kind || a->is_warning != b->is_warning ||
+      !same_set ((const char * const *) a->node_ids, (const char * const *) b->node_ids) ||
+      !same_edges ((const char * const *) a->edge_pairs, (const char * const *) b->edge_pairs))
+    return FALSE;
+
+  /* A problem that concerns no step can only be told by its words. */
+  if (same_message || (a->node_ids[0] == NULL && a->edge_pairs[0] == NULL))
+    return g_strcmp0 (a->message, b->message) == 0;
+
+  return TRUE;
+}
+
+/**
+ * sk_problems_new_since:
+ * @before: (element-type SkProblem): the problems of a workflow before a change
+ * @after: (element-type SkProblem): its problems after the change
+ *
+ * Finds the errors a change made, so that a change is refused only for
+ * those and never for problems that were already there. Problems are
+ * compared by their kind and the steps and connections they concern, not by
+ * their messages, which change when a step is renamed. A cycle made only of
+ * connections that were on cycles before is not new, nor is a clash of
+ * folder names among steps that clashed before. Warnings are never new.
+ *
+ * Returns: (transfer container) (element-type SkProblem): copies of the
+ *   errors of @after that are not in @before, in the order of @after
+ */
+GPtrArray *
+sk_problems_new_since (GPtrArray *before,
+                       GPtrArray *after)
+{
+  g_autofree gboolean *used = NULL;
+  g_autofree gboolean *matched = NULL;
+  GPtrArray *result;
+
+  g_return_val_if_fail (before != NULL, NULL);
+  g_return_val_if_fail (after != NULL, NULL);
+
+  used = g_new0 (gboolean, before->len + 1);
+  matched = g_new0 (gboolean, after->len + 1);
+
+  /* Problems are matched one to one, so that a second problem of the same
+   * kind on the same step is new; first those that kept their words. */
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      for (guint i = 0; i < after->len; i++)
+        {
+          const SkProblem *problem = g_ptr_array_index (after, i);
+
+          if (matched[i] || problem->is_warning)
+            continue;
+
+          for (guint j = 0; j < before->len && !matched[i]; j++)
+            {
+              if (!used[j] && same_problem (g_ptr_array_index (before, j), problem, pass == 0))
+                used[j] = matched[i] = TRUE;
+            }
+        }
+    }
+
+  result = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
+
+  for (guint i = 0; i < after->len; i++)
+    {
+      const SkProblem *problem = g_ptr_array_index (after, i);
+
+      if (matched[i] || problem->is_warning)
+        continue;
+
+      if (problem->kind == SK_PROBLEM_CYCLE && cycle_was_there (problem, before))
+        continue;
+
+      if (problem->kind == SK_PROBLEM_DUPLICATE_KEY && clash_was_there (problem, before))
+        continue;
+
+      g_ptr_array_add (result, sk_problem_copy (problem));
+    }
+
+  return result;
+}
+
+/**
+ * sk_problems_count_errors:
+ * @problems: (element-type SkProblem): problems, as sk_project_validate()
+ *   returns them
+ *
+ * Returns: how many of @problems are errors rather than warnings
+ */
+guint
+sk_problems_count_errors (GPtrArray *problems)
+{
+  guint errors = 0;
+
+  g_return_val_if_fail (problems != NULL, 0);
+
+  for (guint i = 0; i < problems->len; i++)
+    {
+      const SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (!problem->is_warning)
+        errors++;
+    }
+
+  return errors;
+}
+
+/**
+ * sk_problems_summary:
+ * @problems: (element-type SkProblem): problems, as sk_project_validate()
+ *   returns them
+ *
+ * Returns: (transfer full): one sentence for a banner or a heading, such as
+ *   “This workflow has 3 problems”: the errors, or the warnings when there
+ *   are no errors
+ */
+char *
+sk_problems_summary (GPtrArray *problems)
+{
+  guint errors;
+  guint warnings;
+
+  g_return_val_if_fail (problems != NULL, NULL);
+
+  errors = sk_problems_count_errors (problems);
+  warnings = problems->len - errors;
+
+  if (errors > 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "This workflow has %u problem",
+                                         "This workflow has %u problems", errors),
+                            errors);
+
+  if (warnings > 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "This workflow can run, with %u warning",
+                                         "This workflow can run, with %u warnings", warnings),
+                            warnings);
+
+  return g_strdup (_("This workflow has no problems"));
+}
+
+/* Names a step for messages by its name, as the canvas shows it. The
+ * identifier is shown only for a step without a name, which has nothing
+ * else to tell it apart; the problems list marks the steps on the canvas
+ * anyway.
  */
 char *
 _sk_project_describe_node (SkNode *node)
@@ -78,9 +374,10 @@ _sk_project_describe_node (SkNode *node)
   const char *name = sk_node_get_name (node);
 
   if (name[0] == '\0')
-    return g_strdup_printf (_("node %s"), sk_node_get_id (node));
+    /* Translators: %s is a step's identifier, such as “3”. */
+    return g_strdup_printf (_("the step without a name (%s)"), sk_node_get_id (node));
 
-  return g_strdup_printf ("“%s” (%s)", name, sk_node_get_id (node));
+  return g_strdup_printf ("“%s”", name);
 }
 
 static GHashTable *
@@ -281,10 +578,79 @@ first_prior_in (SkProject  *self,
   return NULL;
 }
 
-/* Finds the cycles among the nodes that could not be ordered. Self-loops are
+/* Returns whether @node has a successor, other than itself, in @set. */
+static gboolean
+has_successor_in (SkProject  *self,
+                  SkNode     *node,
+                  GHashTable *set)
+{
+  GPtrArray *list = g_hash_table_lookup (get_successors (self), sk_node_get_id (node));
+
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      if (g_hash_table_contains (set, g_ptr_array_index (list, i)))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* Returns the steps of @set that @start reaches through @set, following
+ * successors, or priors when @upstream. @start is among them only when it
+ * is on a cycle. */
+static GHashTable *
+reach_within (SkProject  *self,
+              SkNode     *start,
+              GHashTable *set,
+              gboolean    upstream)
+{
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  GQueue queue = G_QUEUE_INIT;
+
+  g_queue_push_tail (&queue, start);
+
+  while (!g_queue_is_empty (&queue))
+    {
+      SkNode *node = g_queue_pop_head (&queue);
+
+      if (upstream)
+        {
+          const char * const *priors = sk_node_get_priors (node);
+
+          for (guint i = 0; priors[i] != NULL; i++)
+            {
+              SkNode *prior = g_hash_table_lookup (self->by_id, priors[i]);
+
+              if (prior != NULL && prior != node && g_hash_table_contains (set, prior) &&
+                  g_hash_table_add (seen, prior))
+                g_queue_push_tail (&queue, prior);
+            }
+        }
+      else
+        {
+          GPtrArray *list = g_hash_table_lookup (get_successors (self), sk_node_get_id (node));
+
+          for (guint i = 0; list != NULL && i < list->len; i++)
+            {
+              SkNode *next = g_ptr_array_index (list, i);
+
+              if (g_hash_table_contains (set, next) && g_hash_table_add (seen, next))
+                g_queue_push_tail (&queue, next);
+            }
+        }
+    }
+
+  return seen;
+}
+
+/* Finds the cycles among the nodes that could not be ordered, one problem
+ * for each group of steps that all reach each other. Self-loops are
  * reported on their own, so nodes that could not be ordered only because of
- * one are set aside first. Every node left then has a prior that is left too,
- * so walking priors from any of them must come back to a node already seen.
+ * one are set aside first, as are nodes that are only downstream of a
+ * cycle or only lead to one. The message names one circle of the group;
+ * the problem concerns every step and connection of the group, as each of
+ * them is on some circle, so that a change that adds a circle to a group
+ * is seen to make a new problem.
  */
 static void
 describe_cycles (SkProject *self,
@@ -292,7 +658,7 @@ describe_cycles (SkProject *self,
                  GPtrArray *problems)
 {
   g_autoptr(GHashTable) cyclic = g_hash_table_new (NULL, NULL);
-  g_autoptr(GHashTable) pending = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) done = g_hash_table_new (NULL, NULL);
   gboolean pruned = TRUE;
 
   for (guint i = 0; i < left_over->len; i++)
@@ -307,7 +673,8 @@ describe_cycles (SkProject *self,
           SkNode *node = g_ptr_array_index (left_over, i);
 
           if (g_hash_table_contains (cyclic, node) &&
-              first_prior_in (self, node, cyclic) == NULL)
+              (first_prior_in (self, node, cyclic) == NULL ||
+               !has_successor_in (self, node, cyclic)))
             {
               g_hash_table_remove (cyclic, node);
               pruned = TRUE;
@@ -317,25 +684,42 @@ describe_cycles (SkProject *self,
 
   for (guint i = 0; i < left_over->len; i++)
     {
-      SkNode *node = g_ptr_array_index (left_over, i);
-
-      if (g_hash_table_contains (cyclic, node))
-        g_hash_table_add (pending, node);
-    }
-
-  for (guint i = 0; i < left_over->len; i++)
-    {
       SkNode *start = g_ptr_array_index (left_over, i);
+      g_autoptr(GHashTable) downstream = NULL;
+      g_autoptr(GHashTable) upstream = NULL;
+      g_autoptr(GHashTable) group = NULL;
       g_autoptr(GPtrArray) path = NULL;
       g_autoptr(GHashTable) position = NULL;
       g_autoptr(GString) text = NULL;
-      g_autoptr(GPtrArray) covered = NULL;
+      g_autoptr(GStrvBuilder) ids = NULL;
+      g_autoptr(GStrvBuilder) pairs = NULL;
+      g_auto(GStrv) node_ids = NULL;
+      g_auto(GStrv) edge_pairs = NULL;
       SkNode *node;
       guint first;
 
-      if (!g_hash_table_contains (pending, start))
+      if (!g_hash_table_contains (cyclic, start) || g_hash_table_contains (done, start))
         continue;
 
+      downstream = reach_within (self, start, cyclic, FALSE);
+      if (!g_hash_table_contains (downstream, start))
+        continue;
+
+      upstream = reach_within (self, start, cyclic, TRUE);
+      group = g_hash_table_new (NULL, NULL);
+      for (guint j = 0; j < left_over->len; j++)
+        {
+          SkNode *member = g_ptr_array_index (left_over, j);
+
+          if (g_hash_table_contains (downstream, member) && g_hash_table_contains (upstream, member))
+            {
+              g_hash_table_add (group, member);
+              g_hash_table_add (done, member);
+            }
+        }
+
+      /* Every step of the group has a prior in it, so walking priors must
+       * come back to a step already seen. */
       path = g_ptr_array_new ();
       position = g_hash_table_new (NULL, NULL);
       node = start;
@@ -347,7 +731,7 @@ describe_cycles (SkProject *self,
           g_hash_table_insert (position, node, GUINT_TO_POINTER (path->len));
           g_ptr_array_add (path, node);
 
-          next = first_prior_in (self, node, cyclic);
+          next = first_prior_in (self, node, group);
           g_assert (next != NULL);
           node = next;
         }
@@ -374,11 +758,62 @@ describe_cycles (SkProject *self,
                                  "of them can run: %s. Remove one of these connections."),
                                text->str);
 
-      /* Everything downstream of this cycle is explained by it. */
-      covered = sk_project_get_descendants (self, node);
-      g_ptr_array_add (covered, g_object_ref (node));
-      for (guint j = 0; j < covered->len; j++)
-        g_hash_table_remove (pending, g_ptr_array_index (covered, j));
+      /* The circle comes first, in the order of the message: each step on
+       * the path needs the next one and the last needs the first. Then the
+       * rest of the group, in file order. */
+      ids = g_strv_builder_new ();
+      pairs = g_strv_builder_new ();
+
+      for (guint j = path->len; j > first; j--)
+        {
+          SkNode *step = g_ptr_array_index (path, j - 1);
+          SkNode *successor = j - 1 > first ? g_ptr_array_index (path, j - 2)
+                                            : g_ptr_array_index (path, path->len - 1);
+
+          g_strv_builder_add (ids, sk_node_get_id (step));
+          g_strv_builder_add (pairs, sk_node_get_id (step));
+          g_strv_builder_add (pairs, sk_node_get_id (successor));
+        }
+
+      for (guint j = 0; j < left_over->len; j++)
+        {
+          SkNode *member = g_ptr_array_index (left_over, j);
+          const char * const *priors;
+          gpointer value = NULL;
+          gboolean member_on_circle;
+
+          if (!g_hash_table_contains (group, member))
+            continue;
+
+          member_on_circle = g_hash_table_lookup_extended (position, member, NULL, &value) &&
+                             GPOINTER_TO_UINT (value) >= first;
+          if (!member_on_circle)
+            g_strv_builder_add (ids, sk_node_get_id (member));
+
+          priors = sk_node_get_priors (member);
+          for (guint k = 0; priors[k] != NULL; k++)
+            {
+              SkNode *prior = g_hash_table_lookup (self->by_id, priors[k]);
+              guint at = GPOINTER_TO_UINT (value);
+
+              if (prior == NULL || prior == member || !g_hash_table_contains (group, prior) ||
+                  g_strv_contains (priors + k + 1, priors[k]))
+                continue;
+
+              /* On the circle, a step needs the one after it on the path. */
+              if (!member_on_circle ||
+                  g_ptr_array_index (path, at + 1 < path->len ? at + 1 : first) != prior)
+                {
+                  g_strv_builder_add (pairs, priors[k]);
+                  g_strv_builder_add (pairs, sk_node_get_id (member));
+                }
+            }
+        }
+
+      node_ids = g_strv_builder_end (ids);
+      edge_pairs = g_strv_builder_end (pairs);
+      set_last_concerns (problems, (const char * const *) node_ids,
+                         (const char * const *) edge_pairs);
     }
 }
 
@@ -425,7 +860,7 @@ validate_input_files (SkNode     *node,
 
       _sk_project_add_problem (problems, SK_PROBLEM_STRUCTURE, FALSE, sk_node_get_id (node),
                                /* Translators: the first %s is a file as the step lists it,
-                                * the second names a node, the third is “a folder”, “a named
+                                * the second names a step, the third is “a folder”, “a named
                                 * pipe”, “a device” or “a socket”. */
                                _("The input file “%s” of %s is %s, not a regular file. Only "
                                  "regular files can be inputs: list a file instead."),
@@ -452,20 +887,27 @@ validate_node (SkProject  *self,
     {
       if (sk_node_get_name (node)[0] == '\0')
         _sk_project_add_problem (problems, SK_PROBLEM_EMPTY_KEY, FALSE, id,
-                                 _("Node %s has no name. Give it a name with letters or digits."),
+                                 /* Translators: %s is the step's identifier. */
+                                 _("A step has no name (its identifier is %s). Give it a name "
+                                   "with letters or digits."),
                                  id);
       else
         _sk_project_add_problem (problems, SK_PROBLEM_EMPTY_KEY, FALSE, id,
-                                 _("The name of %s has no letters or digits, so it cannot name "
-                                   "the step’s folder. Rename it."), who);
+                                 _("The name %s has no letters or digits, so it cannot name "
+                                   "the step’s folder. Rename the step."), who);
     }
   else if ((other = g_hash_table_lookup (keys, key)) != NULL)
     {
       g_autofree char *other_who = _sk_project_describe_node (other);
+      const char * const pair[] = { sk_node_get_id (other), id, NULL };
 
       _sk_project_add_problem (problems, SK_PROBLEM_DUPLICATE_KEY, FALSE, id,
-                               _("%s and %s would share the folder “%s”. Rename one of them."),
+                               /* Translators: the first two %s are step names in quotes,
+                                * the third is a folder name. */
+                               _("The steps %s and %s would share the folder “%s”. Rename "
+                                 "one of them."),
                                other_who, who, key);
+      set_last_concerns (problems, pair, NULL);
     }
   else
     {
@@ -474,14 +916,25 @@ validate_node (SkProject  *self,
 
   for (guint j = 0; priors[j] != NULL; j++)
     {
+      const char * const edge[] = { priors[j], id, NULL };
+
       if (g_str_equal (priors[j], id))
-        _sk_project_add_problem (problems, SK_PROBLEM_CYCLE, FALSE, id,
-                                 _("%s lists itself among the steps it needs. Remove that "
-                                   "connection."), who);
+        {
+          _sk_project_add_problem (problems, SK_PROBLEM_CYCLE, FALSE, id,
+                                   /* Translators: %s names a step. */
+                                   _("A step cannot need its own results, but %s does. Remove "
+                                     "that connection."), who);
+          set_last_concerns (problems, NULL, edge);
+        }
       else if (!g_hash_table_contains (self->by_id, priors[j]))
-        _sk_project_add_problem (problems, SK_PROBLEM_DANGLING_PRIOR, FALSE, id,
-                                 _("%s needs node “%s”, which does not exist. Remove it from "
-                                   "its priors or add that node."), who, priors[j]);
+        {
+          _sk_project_add_problem (problems, SK_PROBLEM_DANGLING_PRIOR, FALSE, id,
+                                   /* Translators: the first %s is a step's identifier, the
+                                    * second names the step that needs it. */
+                                   _("There is no step “%s”, but %s needs it. Remove that "
+                                     "connection, or add the step again."), priors[j], who);
+          set_last_concerns (problems, NULL, edge);
+        }
     }
 
   if (self->folder != NULL && key[0] != '\0')
@@ -496,10 +949,12 @@ validate_node (SkProject  *self,
           g_autofree char *script_name = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
 
           _sk_project_add_problem (problems, SK_PROBLEM_MISSING_SCRIPT, TRUE, id,
-                                   /* Translators: the last two %s are the step's folder and
-                                    * its script's name, as in “load/load.py”. */
-                                   _("%s has no script yet (%s/%s); the coding agent writes "
-                                     "it, or you can write it yourself."), who, key, script_name);
+                                   /* Translators: the first %s names a step, the last two
+                                    * are its folder and its script's name, as in
+                                    * “load/load.py”. */
+                                   _("There is no script yet for %s (%s/%s): the coding agent "
+                                     "writes it, or you can write it yourself."),
+                                   who, key, script_name);
         }
     }
 }
@@ -509,13 +964,14 @@ validate_node (SkProject  *self,
  * @self: a #SkProject
  *
  * Checks the workflow's structure: values of the wrong type, duplicate
- * identifiers, names that give no key or a key another node has, priors that
+ * identifiers, names that give no key or a key another step has, priors that
  * do not exist, cycles, input files that exist but are not regular files
  * (named pipes, devices, folders, sockets, or links to them), and (as
- * warnings) nodes without a script.
+ * warnings) steps without a script.
  *
  * Returns: (transfer container) (element-type SkProblem): one problem per
- *   entry, each naming its node; empty when the workflow is sound
+ *   entry, each with the steps and connections it concerns; empty when the
+ *   workflow is sound
  */
 GPtrArray *
 sk_project_validate (SkProject *self)

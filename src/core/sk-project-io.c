@@ -1002,7 +1002,8 @@ sk_project_save (SkProject  *self,
  * @error: return location for a #GError
  *
  * Applies an edited workflow: nodes keep their identity where their
- * identifier is unchanged. Nothing changes when @object has errors.
+ * identifier is unchanged. Nothing changes when @object has errors that
+ * the workflow did not have already (see sk_problems_new_since()).
  *
  * Returns: %TRUE if @object was applied
  */
@@ -1012,6 +1013,8 @@ sk_project_update_from_json (SkProject   *self,
                              GError     **error)
 {
   g_autoptr(SkProject) scratch = NULL;
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(GPtrArray) after = NULL;
   g_autoptr(GPtrArray) problems = NULL;
   g_autoptr(GPtrArray) removed = NULL;
   const char *invalid_member;
@@ -1035,17 +1038,27 @@ sk_project_update_from_json (SkProject   *self,
   scratch = sk_project_new (self->folder);
   apply_root (scratch, object, NULL);
 
-  problems = sk_project_validate (scratch);
-  for (guint i = 0; i < problems->len; i++)
+  /* Only the problems the edit makes refuse it: a workflow that already had
+   * several could otherwise not be repaired one problem at a time. */
+  before = sk_project_validate (self);
+  after = sk_project_validate (scratch);
+  problems = sk_problems_new_since (before, after);
+  if (problems->len > 0)
     {
-      SkProblem *problem = g_ptr_array_index (problems, i);
+      g_autoptr(GString) messages = g_string_new (NULL);
 
-      if (!problem->is_warning)
+      for (guint i = 0; i < problems->len; i++)
         {
-          g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
-                       _("The workflow’s JSON was not applied: %s"), problem->message);
-          return FALSE;
+          SkProblem *problem = g_ptr_array_index (problems, i);
+
+          if (messages->len > 0)
+            g_string_append_c (messages, '\n');
+          g_string_append (messages, problem->message);
         }
+
+      g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
+                   _("The workflow’s JSON was not applied: %s"), messages->str);
+      return FALSE;
     }
 
   sk_project_set_name (self, scratch->name);

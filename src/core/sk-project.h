@@ -33,12 +33,12 @@ typedef enum
  * SkProblemKind:
  * @SK_PROBLEM_SYNTAX: the file is not valid JSON
  * @SK_PROBLEM_STRUCTURE: a value is missing or has the wrong type
- * @SK_PROBLEM_DUPLICATE_ID: two nodes have the same identifier
- * @SK_PROBLEM_EMPTY_KEY: a node's name gives an empty key
- * @SK_PROBLEM_DUPLICATE_KEY: two nodes' names give the same key
- * @SK_PROBLEM_DANGLING_PRIOR: a node needs a node that does not exist
- * @SK_PROBLEM_CYCLE: the nodes depend on each other in a circle
- * @SK_PROBLEM_MISSING_SCRIPT: a node has no script yet (a warning)
+ * @SK_PROBLEM_DUPLICATE_ID: two steps have the same identifier
+ * @SK_PROBLEM_EMPTY_KEY: a step's name gives an empty key
+ * @SK_PROBLEM_DUPLICATE_KEY: two steps' names give the same key
+ * @SK_PROBLEM_DANGLING_PRIOR: a step needs a step that does not exist
+ * @SK_PROBLEM_CYCLE: the steps depend on each other in a circle
+ * @SK_PROBLEM_MISSING_SCRIPT: a step has no script yet (a warning)
  */
 typedef enum
 {
@@ -52,20 +52,45 @@ typedef enum
   SK_PROBLEM_MISSING_SCRIPT,
 } SkProblemKind;
 
+/**
+ * SkProblem:
+ * @kind: what is wrong
+ * @node_id: (nullable): the identifier of the step the problem is mainly
+ *   about, or %NULL when it is about the workflow as a whole
+ * @message: the problem in the user's words, saying what to do
+ * @is_warning: whether the workflow can run despite the problem
+ * @node_ids: (array zero-terminated=1): every step concerned, such as
+ *   each step of a cycle or both steps whose names make the same folder;
+ *   never %NULL, empty when the problem is about the workflow as a whole.
+ *   An identifier may name a step that does not exist, as a missing
+ *   prior does.
+ * @edge_pairs: (array zero-terminated=1): the connections concerned, as a
+ *   flat list of pairs: a prior's identifier, then the identifier of the
+ *   step that needs it; never %NULL
+ *
+ * One problem found by sk_project_validate().
+ */
 typedef struct
 {
   SkProblemKind  kind;
   char          *node_id;
   char          *message;
   guint          is_warning : 1;
+  GStrv          node_ids;
+  GStrv          edge_pairs;
 } SkProblem;
 
 #define SK_TYPE_PROBLEM (sk_problem_get_type ())
 #define SK_TYPE_PROJECT (sk_project_get_type())
 
-GType       sk_problem_get_type  (void) G_GNUC_CONST;
-SkProblem  *sk_problem_copy      (const SkProblem *problem);
-void        sk_problem_free      (SkProblem       *problem);
+GType       sk_problem_get_type      (void) G_GNUC_CONST;
+SkProblem  *sk_problem_copy          (const SkProblem *problem);
+void        sk_problem_free          (SkProblem       *problem);
+
+GPtrArray  *sk_problems_new_since    (GPtrArray       *before,
+                                      GPtrArray       *after);
+guint       sk_problems_count_errors (GPtrArray       *problems);
+char       *sk_problems_summary      (GPtrArray       *problems);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkProblem, sk_problem_free)
 

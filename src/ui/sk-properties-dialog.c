@@ -113,7 +113,9 @@ apply_entries (SkPropertiesDialog *self,
 
 /* Checks the edited JSON against the rest of the workflow by loading the
  * result into a scratch workflow and validating it, so that a bad edit is
- * refused with the same messages that `skele validate` prints. */
+ * refused with the same messages that `skele validate` prints. Only the
+ * problems the edit makes refuse it: a workflow with several problems must
+ * be repairable one at a time. */
 static JsonObject *
 build_checked (SkPropertiesDialog  *self,
                GError             **error)
@@ -121,6 +123,8 @@ build_checked (SkPropertiesDialog  *self,
   g_autoptr(JsonObject) object = NULL;
   g_autoptr(JsonObject) whole = NULL;
   g_autoptr(SkProject) scratch = NULL;
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(GPtrArray) after = NULL;
   g_autoptr(GPtrArray) problems = NULL;
   g_autoptr(GString) messages = NULL;
   g_autofree char *data = NULL;
@@ -146,14 +150,14 @@ build_checked (SkPropertiesDialog  *self,
   if (scratch == NULL)
     return NULL;
 
-  problems = sk_project_validate (scratch);
+  before = sk_project_validate (self->project);
+  after = sk_project_validate (scratch);
+  problems = sk_problems_new_since (before, after);
   messages = g_string_new (NULL);
   for (guint i = 0; i < problems->len; i++)
     {
       SkProblem *problem = g_ptr_array_index (problems, i);
 
-      if (problem->is_warning)
-        continue;
       if (messages->len > 0)
         g_string_append_c (messages, '\n');
       g_string_append (messages, problem->message);
