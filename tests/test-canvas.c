@@ -434,6 +434,102 @@ move_focus (Fixture    *f,
                                              "s", direction));
 }
 
+/* Presses @keyval with @modifiers on the canvas the way GTK does: through
+ * the shortcuts the canvas's class binds. Returns whether a binding took
+ * the key, as the event would then go no further.
+ */
+static gboolean
+press_key (Fixture         *f,
+           guint            keyval,
+           GdkModifierType  modifiers)
+{
+  GtkWidget *widget = GTK_WIDGET (f->canvas);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  /* A trigger spells keys its own way (Shift+ISO_Left_Tab is Shift+Tab). */
+  g_autoptr(GtkShortcutTrigger) pressed = gtk_keyval_trigger_new (keyval, modifiers);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (gtk_shortcut_trigger_equal (trigger, pressed))
+            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                                 gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+
+  return FALSE;
+}
+
+/* Presses a key in the find bar's entry, where its own key handler sees it
+ * first. */
+static gboolean
+press_key_in_find (Fixture         *f,
+                   guint            keyval,
+                   GdkModifierType  modifiers)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (f->canvas->find_entry);
+  gboolean handled = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (controller) &&
+          gtk_event_controller_get_propagation_phase (controller) == GTK_PHASE_CAPTURE)
+        g_signal_emit_by_name (controller, "key-pressed", keyval, 0, modifiers, &handled);
+    }
+
+  return handled;
+}
+
+static GtkWidget *
+focus_widget (Fixture *f)
+{
+  return gtk_root_get_focus (GTK_ROOT (f->window));
+}
+
+/* Whether @node's box lies wholly inside the canvas. */
+static gboolean
+node_in_view (Fixture *f,
+              SkNode  *node)
+{
+  double mx, my, x0, y0, x1, y1;
+
+  g_assert_true (sk_node_get_position (node, &mx, &my));
+  model_to_widget (f, mx - SK_CANVAS_NODE_WIDTH / 2, my - SK_CANVAS_NODE_HEIGHT / 2, &x0, &y0);
+  model_to_widget (f, mx + SK_CANVAS_NODE_WIDTH / 2, my + SK_CANVAS_NODE_HEIGHT / 2, &x1, &y1);
+
+  return x0 >= -0.5 && y0 >= -0.5 && x1 <= WINDOW_WIDTH + 0.5 && y1 <= WINDOW_HEIGHT + 0.5;
+}
+
+/* Adds @n steps in a grid of @columns, each needing the one before. */
+static void
+add_grid (Fixture *f,
+          guint    n,
+          guint    columns)
+{
+  SkNode *last = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("step %u", i + 1);
+      SkNode *node = add_node (f, name, (i % columns) * 220.0, (i / columns) * 110.0);
+
+      if (last != NULL && i % 7 != 0)
+        connect (last, node);
+      last = node;
+    }
+}
+
 /* Tests ------------------------------------------------------------------ */
 
 static void
@@ -1402,7 +1498,7 @@ test_zoom_actions (Fixture       *f,
   g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), ==, 4.0);
   for (guint i = 0; i < 30; i++)
     gtk_widget_activate_action (GTK_WIDGET (f->canvas), "canvas.zoom-out", NULL);
-  g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), ==, 0.2);
+  g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), ==, SK_CANVAS_MIN_ZOOM);
 
   /* Fit shows every step. */
   activate (f, "canvas.zoom-fit");
@@ -1930,6 +2026,401 @@ test_render (Fixture       *f,
   g_assert_cmpuint (pixel_at (far, (int) x, (int) y), !=, pixel_at (empty, (int) x, (int) y));
 }
 
+/* Fit shows every step of a large workflow, however large, and zooming
+ * out goes as far as that and no further. */
+static void
+test_fit_large (Fixture       *f,
+                gconstpointer  data)
+{
+  const guint sizes[] = { 300, 5000 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      guint n;
+      double fitted;
+
+      while (n_nodes (f) > 0)
+        sk_project_remove_node (f->project, nth_node (f, 0));
+      /* 300 steps in one row of 30, 5,000 in one tall column of 10. */
+      add_grid (f, sizes[k], k == 0 ? 30 : 10);
+      start_clean (f);
+
+      activate (f, "canvas.zoom-fit");
+      wait_for_frame (f);
+      fitted = sk_canvas_get_zoom (f->canvas);
+      g_assert_cmpfloat (fitted, <, 0.2);
+      n = n_nodes (f);
+      for (guint i = 0; i < n; i++)
+        g_assert_true (node_in_view (f, nth_node (f, i)));
+
+      /* The zoom property and the buttons follow. */
+      g_object_get (f->canvas, "zoom", &fitted, NULL);
+      g_assert_cmpfloat (fitted, ==, sk_canvas_get_zoom (f->canvas));
+      activate (f, "canvas.zoom-in");
+      g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), >, fitted);
+
+      /* Zooming out stops where the whole workflow shows. */
+      for (guint i = 0; i < 60; i++)
+        gtk_widget_activate_action (GTK_WIDGET (f->canvas), "canvas.zoom-out", NULL);
+      g_assert_cmpfloat_with_epsilon (sk_canvas_get_zoom (f->canvas), fitted, 1e-9);
+      for (guint i = 0; i < n; i++)
+        g_assert_true (node_in_view (f, nth_node (f, i)));
+    }
+
+  g_assert_false (sk_history_get_can_undo (f->history));
+}
+
+/* The minimap shows while part of the workflow is out of view, and a click
+ * in it moves the view there. */
+static void
+test_minimap (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(GdkTexture) before = NULL;
+  g_autoptr(GdkTexture) after = NULL;
+  graphene_point_t corner;
+  SkNode *last;
+  int width, height;
+
+  add_grid (f, 300, 30);
+  last = nth_node (f, 299);
+  start_clean (f);
+  activate (f, "canvas.zoom-fit");
+  wait_for_frame (f);
+
+  /* All in view: no map, and the pointer reaches the canvas there. */
+  g_assert_false (_sk_canvas_minimap_shown (f->canvas));
+  g_assert_true (gtk_widget_compute_point (f->canvas->minimap, GTK_WIDGET (f->canvas),
+                                           &GRAPHENE_POINT_INIT (10, 10), &corner));
+  g_assert_true (gtk_widget_pick (GTK_WIDGET (f->canvas), corner.x, corner.y, GTK_PICK_DEFAULT) ==
+                 GTK_WIDGET (f->canvas));
+  before = render_canvas (f);
+
+  activate (f, "canvas.zoom-reset");
+  wait_for_frame (f);
+  g_assert_true (_sk_canvas_minimap_shown (f->canvas));
+  g_assert_true (gtk_widget_pick (GTK_WIDGET (f->canvas), corner.x, corner.y, GTK_PICK_DEFAULT) ==
+                 f->canvas->minimap);
+  g_assert_false (node_in_view (f, last));
+  after = render_canvas (f);
+  g_assert_cmpuint (pixel_at (after, (int) corner.x + 2, (int) corner.y + 2), !=,
+                    pixel_at (before, (int) corner.x + 2, (int) corner.y + 2));
+
+  /* The map shows the 30 × 10 grid across its width, centred; a click near
+   * its right end, below the middle, brings the last step into view. */
+  width = gtk_widget_get_width (f->canvas->minimap);
+  height = gtk_widget_get_height (f->canvas->minimap);
+  _sk_canvas_minimap_move_view (f->canvas, width - 10, height / 2.0 + 12);
+  wait_for_frame (f);
+  g_assert_true (node_in_view (f, last));
+  g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), ==, 1.0);
+  /* Clicking the map changed no step. */
+  g_assert_cmpuint (n_nodes (f), ==, 300);
+  g_assert_false (sk_history_get_can_undo (f->history));
+
+  /* It does not cover the window's zoom buttons in the bottom right. */
+  g_assert_true (gtk_widget_compute_point (f->canvas->minimap, GTK_WIDGET (f->canvas),
+                                           &GRAPHENE_POINT_INIT (width, 0), &corner));
+  g_assert_cmpfloat (corner.x, <, WINDOW_WIDTH / 2.0);
+}
+
+/* Ctrl+F finds steps by name, then by task, as the user types. */
+static void
+test_find (Fixture       *f,
+           gconstpointer  data)
+{
+  SkNode *revenue;
+  SkNode *region;
+  SkNode *tasked;
+
+  add_grid (f, 300, 30);
+  revenue = add_node (f, "Revenue by month", 6000, 3000);
+  region = add_node (f, "revenue by region", 200, 3400);
+  tasked = add_node (f, "chart", 3000, 3400);
+  sk_node_set_input_text (tasked, "Plot the revenue per region");
+  start_clean (f);
+  activate (f, "canvas.zoom-reset");
+  gtk_widget_grab_focus (GTK_WIDGET (f->canvas));
+  g_assert_false (gtk_widget_get_visible (f->canvas->find_bar));
+
+  g_assert_true (press_key (f, GDK_KEY_f, GDK_CONTROL_MASK));
+  wait_for_frame (f);
+  g_assert_true (gtk_widget_get_visible (f->canvas->find_bar));
+  g_assert_true (focus_widget (f) == f->canvas->find_entry ||
+                 gtk_widget_is_ancestor (focus_widget (f), f->canvas->find_entry));
+
+  gtk_editable_set_text (GTK_EDITABLE (f->canvas->find_entry), "REVENUE");
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == revenue);
+  g_assert_cmpuint (selection_size (f), ==, 1);
+  g_assert_true (node_in_view (f, revenue));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (f->canvas->find_label)), ==, "1 of 3");
+
+  g_assert_true (press_key_in_find (f, GDK_KEY_Down, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == region);
+  g_assert_true (node_in_view (f, region));
+  g_assert_true (press_key_in_find (f, GDK_KEY_Return, 0));
+  /* The task matches after the names. */
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == tasked);
+  g_assert_true (node_in_view (f, tasked));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (f->canvas->find_label)), ==, "3 of 3");
+  g_assert_true (press_key_in_find (f, GDK_KEY_Return, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == revenue);
+  g_assert_true (press_key_in_find (f, GDK_KEY_Up, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == tasked);
+
+  gtk_editable_set_text (GTK_EDITABLE (f->canvas->find_entry), "step 250");
+  g_assert_cmpstr (sk_node_get_name (sk_canvas_get_selected_node (f->canvas)), ==, "step 250");
+  g_assert_true (node_in_view (f, sk_canvas_get_selected_node (f->canvas)));
+
+  gtk_editable_set_text (GTK_EDITABLE (f->canvas->find_entry), "nothing like it");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (f->canvas->find_label)), ==, "No step found");
+  g_assert_cmpstr (sk_node_get_name (sk_canvas_get_selected_node (f->canvas)), ==, "step 250");
+  wait_for_frame (f);
+
+  /* Escape closes the bar and gives the canvas the focus back. */
+  g_signal_emit_by_name (f->canvas->find_entry, "stop-search");
+  g_assert_false (gtk_widget_get_visible (f->canvas->find_bar));
+  g_assert_true (focus_widget (f) == GTK_WIDGET (f->canvas));
+  wait_for_frame (f);
+
+  /* Finding changed nothing. */
+  g_assert_false (sk_history_get_can_undo (f->history));
+  g_assert_cmpuint (f->node_created, ==, 0);
+}
+
+/* Arrange goes top to bottom or left to right, whichever shows the steps
+ * larger in the canvas, and either way on request. */
+static void
+test_arrange_direction (Fixture       *f,
+                        gconstpointer  data)
+{
+  SkNode *source = add_node (f, "source", 0, 0);
+  SkNode *fan[12];
+  double sx, sy, x, y;
+
+  for (guint i = 0; i < G_N_ELEMENTS (fan); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("part %u", i + 1);
+
+      fan[i] = add_node (f, name, 0, 0);
+      connect (source, fan[i]);
+    }
+  start_clean (f);
+
+  /* Twelve steps side by side would be small in an 800 × 600 canvas;
+   * stacked, beside the step they need, they are larger. */
+  activate (f, "canvas.arrange");
+  wait_for_arrange (f);
+  assert_no_overlaps (f);
+  g_assert_true (sk_node_get_position (source, &sx, &sy));
+  for (guint i = 0; i < G_N_ELEMENTS (fan); i++)
+    {
+      g_assert_true (sk_node_get_position (fan[i], &x, &y));
+      g_assert_cmpfloat (x, >, sx + SK_CANVAS_NODE_WIDTH);
+    }
+  g_assert_cmpstr (sk_history_get_undo_label (f->history), ==, "Arrange");
+  for (guint i = 0; i < n_nodes (f); i++)
+    g_assert_true (node_in_view (f, nth_node (f, i)));
+
+  start_clean (f);
+  activate (f, "canvas.arrange-down");
+  wait_for_arrange (f);
+  g_assert_true (sk_node_get_position (source, &sx, &sy));
+  for (guint i = 0; i < G_N_ELEMENTS (fan); i++)
+    {
+      g_assert_true (sk_node_get_position (fan[i], &x, &y));
+      g_assert_cmpfloat (y, >, sy + SK_CANVAS_NODE_HEIGHT);
+    }
+  undo_only_step (f);
+
+  /* The public call, the window's Arrange, picks as canvas.arrange does. */
+  sk_canvas_arrange (f->canvas);
+  wait_for_arrange (f);
+  g_assert_true (sk_node_get_position (source, &sx, &sy));
+  g_assert_true (sk_node_get_position (fan[0], &x, &y));
+  g_assert_cmpfloat (x, >, sx + SK_CANVAS_NODE_WIDTH);
+
+  /* A chain reads better downwards in the same canvas. */
+  while (n_nodes (f) > 0)
+    sk_project_remove_node (f->project, nth_node (f, 0));
+  add_grid (f, 6, 6);
+  start_clean (f);
+  activate (f, "canvas.arrange");
+  wait_for_arrange (f);
+  g_assert_true (sk_node_get_position (nth_node (f, 0), &sx, &sy));
+  g_assert_true (sk_node_get_position (nth_node (f, 5), &x, &y));
+  g_assert_cmpfloat (y, >, sy + 5 * SK_CANVAS_NODE_HEIGHT);
+
+  start_clean (f);
+  activate (f, "canvas.arrange-right");
+  wait_for_arrange (f);
+  g_assert_true (sk_node_get_position (nth_node (f, 0), &sx, &sy));
+  g_assert_true (sk_node_get_position (nth_node (f, 5), &x, &y));
+  g_assert_cmpfloat (x, >, sx + 5 * SK_CANVAS_NODE_WIDTH);
+  g_assert_cmpfloat_with_epsilon (y, sy, 1);
+  undo_only_step (f);
+}
+
+/* Deleting steps and marking all of them say so, with Undo in a toast
+ * when the canvas is in the window's toast overlay. */
+static void
+test_undo_toast (Fixture       *f,
+                 gconstpointer  data)
+{
+  SkNode *a = add_node (f, "load", 0, 0);
+  SkNode *b = add_node (f, "clean", 0, 150);
+  SkNode *c = add_node (f, "chart", 250, 300);
+  SkNode *d = add_node (f, "report", 0, 300);
+  GtkWidget *overlay;
+
+  connect (a, b);
+  connect (b, c);
+  connect (b, d);
+  start_clean (f);
+
+  click_node (f, b, GDK_BUTTON_PRIMARY, 0);
+  g_assert_true (press_key (f, GDK_KEY_Delete, 0));
+  g_assert_cmpuint (n_nodes (f), ==, 3);
+  g_assert_cmpuint (f->messages, ==, 1);
+  g_assert_cmpstr (f->last_message, ==, "“clean” deleted. 2 steps no longer get the results they needed");
+  undo_only_step (f);
+
+  reset_counters (f);
+  click_at (f, 600, 500, GDK_BUTTON_SECONDARY, 0);
+  g_assert_cmpuint (f->messages, ==, 1);
+  g_assert_cmpstr (f->last_message, ==, "Every step is marked to run now");
+  undo_only_step (f);
+
+  /* In the window, the message is a toast whose button undoes. */
+  overlay = adw_toast_overlay_new ();
+  g_object_ref (f->canvas);
+  gtk_window_set_child (GTK_WINDOW (f->window), overlay);
+  adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), GTK_WIDGET (f->canvas));
+  g_object_unref (f->canvas);
+  wait_for_frame (f);
+  start_clean (f);
+
+  click_node (f, nth_node (f, 0), GDK_BUTTON_PRIMARY, 0);
+  activate (f, "canvas.delete");
+  g_assert_cmpuint (f->messages, ==, 0);
+  g_assert_nonnull (f->canvas->undo_toast);
+  g_assert_cmpstr (adw_toast_get_title (f->canvas->undo_toast), ==,
+                   "“load” deleted. 1 step no longer gets the results it needed");
+  g_assert_cmpstr (adw_toast_get_button_label (f->canvas->undo_toast), ==, "_Undo");
+  g_assert_cmpstr (adw_toast_get_action_name (f->canvas->undo_toast), ==, "win.undo");
+  undo_only_step (f);
+
+  click_at (f, 600, 500, GDK_BUTTON_SECONDARY, 0);
+  g_assert_cmpstr (adw_toast_get_title (f->canvas->undo_toast), ==, "Every step is marked to run now");
+  g_assert_cmpuint (f->messages, ==, 0);
+  wait_for_frame (f);
+}
+
+/* Connect mode says what to do and draws the connection it would make. */
+static void
+test_connect_hint (Fixture       *f,
+                   gconstpointer  data)
+{
+  SkNode *a = add_node (f, "load", 0, 0);
+  SkNode *b = add_node (f, "clean", 0, 200);
+  g_autoptr(GdkTexture) plain = NULL;
+  g_autoptr(GdkTexture) pending = NULL;
+  double x0, y0, x1, y1;
+  guint differ = 0;
+
+  start_clean (f);
+  g_assert_false (gtk_widget_get_visible (f->canvas->connect_hint));
+
+  sk_canvas_select_node (f->canvas, a);
+  wait_for_frame (f);
+  plain = render_canvas (f);
+
+  g_assert_true (press_key (f, GDK_KEY_c, 0));
+  g_assert_true (_sk_canvas_get_connect_source (f->canvas) == a);
+  g_assert_true (gtk_widget_get_visible (f->canvas->connect_hint));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (f->canvas->connect_hint)), ==,
+                   "Choose the step that needs the results of “load”. Press Escape to cancel.");
+  g_assert_true (press_key (f, GDK_KEY_Down, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == b);
+  wait_for_frame (f);
+  g_assert_true (gtk_widget_get_mapped (f->canvas->connect_hint));
+
+  /* From the keyboard, the line runs from the source to the step that
+   * Return would connect. */
+  f->canvas->hover.inside = FALSE;
+  pending = render_canvas (f);
+  model_to_widget (f, 0, SK_CANVAS_NODE_HEIGHT / 2 + 4, &x0, &y0);
+  model_to_widget (f, 0, 200 - SK_CANVAS_NODE_HEIGHT / 2 - 4, &x1, &y1);
+  for (int y = (int) y0; y < (int) y1; y++)
+    if (pixel_at (pending, (int) x0, y) != pixel_at (plain, (int) x0, y))
+      differ++;
+  g_assert_cmpuint (differ, >, (guint) ((y1 - y0) / 3));
+
+  g_assert_true (press_key (f, GDK_KEY_Escape, 0));
+  g_assert_null (_sk_canvas_get_connect_source (f->canvas));
+  g_assert_false (gtk_widget_get_visible (f->canvas->connect_hint));
+
+  /* Finishing the connection hides the hint as well. */
+  sk_canvas_select_node (f->canvas, a);
+  g_assert_true (press_key (f, GDK_KEY_c, 0));
+  g_assert_true (press_key (f, GDK_KEY_Down, 0));
+  g_assert_true (press_key (f, GDK_KEY_Return, 0));
+  g_assert_true (sk_node_has_prior (b, sk_node_get_id (a)));
+  g_assert_false (gtk_widget_get_visible (f->canvas->connect_hint));
+  wait_for_frame (f);
+}
+
+/* Tab goes round the steps; Space and Return without a step do nothing
+ * and go no further; Return opens the selected step. */
+static void
+test_tab_wraps (Fixture       *f,
+                gconstpointer  data)
+{
+  SkNode *a = add_node (f, "a", 0, 0);
+  SkNode *b = add_node (f, "b", 250, 0);
+  SkNode *c = add_node (f, "c", 0, 150);
+  double zoom = sk_canvas_get_zoom (f->canvas);
+
+  start_clean (f);
+  gtk_widget_grab_focus (GTK_WIDGET (f->canvas));
+
+  /* Nothing selected: Space and Return are the canvas's, and change
+   * nothing. */
+  g_assert_true (press_key (f, GDK_KEY_space, 0));
+  g_assert_true (press_key (f, GDK_KEY_Return, 0));
+  g_assert_true (press_key (f, GDK_KEY_KP_Enter, 0));
+  g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), ==, zoom);
+  g_assert_false (sk_node_get_run (a) || sk_node_get_run (b) || sk_node_get_run (c));
+  g_assert_cmpuint (f->node_activated, ==, 0);
+  g_assert_false (sk_history_get_can_undo (f->history));
+
+  /* Shift+Tab without a selection starts at the last step. */
+  g_assert_true (press_key (f, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+  g_assert_true (press_key (f, GDK_KEY_Tab, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == a);
+  g_assert_true (press_key (f, GDK_KEY_Tab, 0));
+  g_assert_true (press_key (f, GDK_KEY_Tab, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+  /* Tab off the last step comes round to the first, in view. */
+  g_assert_true (press_key (f, GDK_KEY_Tab, 0));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == a);
+  g_assert_true (press_key (f, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == c);
+  g_assert_true (focus_widget (f) == GTK_WIDGET (f->canvas));
+
+  /* Ctrl+Tab is not the canvas's: it moves the focus on. */
+  g_assert_false (press_key (f, GDK_KEY_Tab, GDK_CONTROL_MASK));
+
+  /* Space marks the selected step; Return opens it. */
+  g_assert_true (press_key (f, GDK_KEY_space, 0));
+  g_assert_true (sk_node_get_run (c));
+  g_assert_true (press_key (f, GDK_KEY_Return, 0));
+  g_assert_cmpuint (f->node_activated, ==, 1);
+  g_assert_true (f->last_node == c);
+  g_assert_cmpfloat (sk_canvas_get_zoom (f->canvas), ==, zoom);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1972,6 +2463,13 @@ main (int   argc,
   ADD ("arrange", test_arrange);
   ADD ("arrange-on-open", test_arrange_on_open);
   ADD ("render", test_render);
+  ADD ("fit-large", test_fit_large);
+  ADD ("minimap", test_minimap);
+  ADD ("find", test_find);
+  ADD ("arrange-direction", test_arrange_direction);
+  ADD ("undo-toast", test_undo_toast);
+  ADD ("connect-hint", test_connect_hint);
+  ADD ("tab-wraps", test_tab_wraps);
 
 #undef ADD
 

@@ -18,9 +18,10 @@
 
 typedef struct
 {
-  GMainLoop  *loop;
-  GHashTable *positions;
-  GError     *error;
+  GMainLoop         *loop;
+  GHashTable        *positions;
+  GError            *error;
+  SkLayoutDirection  direction;
 } Result;
 
 static SkNode *
@@ -51,8 +52,39 @@ arranged_cb (GObject      *object,
 {
   Result *outcome = user_data;
 
-  outcome->positions = sk_layout_arrange_finish (SK_PROJECT (object), result, &outcome->error);
+  outcome->positions = sk_layout_arrange_finish (SK_PROJECT (object), result, NULL, &outcome->error);
   g_main_loop_quit (outcome->loop);
+}
+
+static void
+arranged_to_fit_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Result *outcome = user_data;
+
+  outcome->positions = sk_layout_arrange_finish (SK_PROJECT (object), result,
+                                                 &outcome->direction, &outcome->error);
+  g_main_loop_quit (outcome->loop);
+}
+
+static GHashTable *
+arrange_in (SkProject         *project,
+            SkLayoutDirection  direction,
+            GCancellable      *cancellable,
+            GError           **error)
+{
+  Result outcome = { 0 };
+
+  outcome.loop = g_main_loop_new (NULL, FALSE);
+  sk_layout_arrange_async (project, WIDTH, HEIGHT, direction, cancellable, arranged_cb, &outcome);
+  g_main_loop_run (outcome.loop);
+  g_main_loop_unref (outcome.loop);
+
+  if (outcome.error != NULL)
+    g_propagate_error (error, outcome.error);
+
+  return outcome.positions;
 }
 
 static GHashTable *
@@ -60,15 +92,26 @@ arrange (SkProject    *project,
          GCancellable *cancellable,
          GError      **error)
 {
+  return arrange_in (project, SK_LAYOUT_DIRECTION_DOWN, cancellable, error);
+}
+
+/* Arranges @project to fit a view of @width × @height, and says which
+ * direction was chosen. */
+static GHashTable *
+arrange_to_fit (SkProject         *project,
+                double             width,
+                double             height,
+                SkLayoutDirection *direction)
+{
   Result outcome = { 0 };
 
   outcome.loop = g_main_loop_new (NULL, FALSE);
-  sk_layout_arrange_async (project, WIDTH, HEIGHT, cancellable, arranged_cb, &outcome);
+  sk_layout_arrange_to_fit_async (project, WIDTH, HEIGHT, width, height, NULL, arranged_to_fit_cb, &outcome);
   g_main_loop_run (outcome.loop);
   g_main_loop_unref (outcome.loop);
 
-  if (outcome.error != NULL)
-    g_propagate_error (error, outcome.error);
+  g_assert_no_error (outcome.error);
+  *direction = outcome.direction;
 
   return outcome.positions;
 }
@@ -120,6 +163,78 @@ test_chain (void)
   g_assert_cmpfloat (at (positions, "2")->y + HEIGHT, <=, at (positions, "3")->y);
   g_assert_cmpfloat_with_epsilon (at (positions, "1")->x, at (positions, "3")->x, 1.0);
   g_assert_cmpfloat (at (positions, "1")->y, >=, HEIGHT / 2 - 1);
+}
+
+static void
+test_left_to_right (void)
+{
+  g_autoptr(SkProject) project = sk_project_new (NULL);
+  g_autoptr(GHashTable) positions = NULL;
+  g_autoptr(GError) error = NULL;
+
+  add (project, "1", NULL);
+  add (project, "2", "1");
+  add (project, "3", "2");
+  add (project, "4", "2");
+
+  positions = arrange_in (project, SK_LAYOUT_DIRECTION_RIGHT, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_hash_table_size (positions), ==, 4);
+
+  /* Results flow to the right: each step is right of the one it needs, and
+   * steps that need the same one are above each other. */
+  g_assert_cmpfloat (at (positions, "1")->x + WIDTH, <=, at (positions, "2")->x);
+  g_assert_cmpfloat (at (positions, "2")->x + WIDTH, <=, at (positions, "3")->x);
+  g_assert_cmpfloat_with_epsilon (at (positions, "3")->x, at (positions, "4")->x, 0.5);
+  g_assert_cmpfloat (fabs (at (positions, "3")->y - at (positions, "4")->y), >=, HEIGHT);
+  g_assert_cmpfloat (at (positions, "1")->x, >=, WIDTH / 2 - 1);
+  assert_no_overlap (positions);
+}
+
+/* Arranging to fit a view keeps the direction whose layout the view shows
+ * larger: a long chain goes across a wide view and down a tall one. */
+static void
+test_to_fit (void)
+{
+  g_autoptr(SkProject) chain = sk_project_new (NULL);
+  g_autoptr(SkProject) fan = sk_project_new (NULL);
+  g_autoptr(GHashTable) positions = NULL;
+  SkLayoutDirection direction = SK_LAYOUT_DIRECTION_DOWN;
+
+  for (guint i = 1; i <= 8; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+      g_autofree char *prior = i > 1 ? g_strdup_printf ("%u", i - 1) : NULL;
+
+      add (chain, id, prior);
+    }
+
+  positions = arrange_to_fit (chain, 1600, 300, &direction);
+  g_assert_cmpint (direction, ==, SK_LAYOUT_DIRECTION_RIGHT);
+  g_assert_cmpfloat (at (positions, "1")->x + WIDTH, <=, at (positions, "2")->x);
+  g_clear_pointer (&positions, g_hash_table_unref);
+
+  positions = arrange_to_fit (chain, 400, 900, &direction);
+  g_assert_cmpint (direction, ==, SK_LAYOUT_DIRECTION_DOWN);
+  g_assert_cmpfloat (at (positions, "1")->y + HEIGHT, <=, at (positions, "2")->y);
+  g_clear_pointer (&positions, g_hash_table_unref);
+
+  /* One step feeding twelve: wide from top to bottom, so a wide view takes
+   * it that way, and a tall view the other. */
+  add (fan, "0", NULL);
+  for (guint i = 1; i <= 12; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+
+      add (fan, id, "0");
+    }
+
+  positions = arrange_to_fit (fan, 1600, 500, &direction);
+  g_assert_cmpint (direction, ==, SK_LAYOUT_DIRECTION_DOWN);
+  g_clear_pointer (&positions, g_hash_table_unref);
+  positions = arrange_to_fit (fan, 500, 1600, &direction);
+  g_assert_cmpint (direction, ==, SK_LAYOUT_DIRECTION_RIGHT);
+  assert_no_overlap (positions);
 }
 
 static void
@@ -237,6 +352,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/layout/chain", test_chain);
+  g_test_add_func ("/layout/left-to-right", test_left_to_right);
+  g_test_add_func ("/layout/to-fit", test_to_fit);
   g_test_add_func ("/layout/diamond", test_diamond);
   g_test_add_func ("/layout/generated", test_generated);
   g_test_add_func ("/layout/apply", test_apply);

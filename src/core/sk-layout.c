@@ -26,10 +26,16 @@ static GVC_t *graphviz_context;
 
 typedef struct
 {
-  GPtrArray *ids;
-  GArray    *edges;
-  double     node_width;
-  double     node_height;
+  GPtrArray         *ids;
+  GArray            *edges;
+  double             node_width;
+  double             node_height;
+  SkLayoutDirection  direction;
+  /* With a view's size both directions are tried, the one that fits it
+   * best is kept, and direction then says which it was. */
+  double             view_width;
+  double             view_height;
+  gboolean           to_fit;
 } LayoutInput;
 
 typedef struct
@@ -58,8 +64,9 @@ format_inches (double points)
 }
 
 static GHashTable *
-run_layout (LayoutInput  *input,
-            GError      **error)
+run_layout (LayoutInput        *input,
+            SkLayoutDirection   direction,
+            GError            **error)
 {
   g_autoptr(GHashTable) positions = NULL;
   g_autofree char *width = format_inches (input->node_width);
@@ -78,7 +85,8 @@ run_layout (LayoutInput  *input,
     graphviz_context = gvContext ();
   graph = agopen ((char *) "workflow", Agstrictdirected, NULL);
 
-  agattr (graph, AGRAPH, (char *) "rankdir", (char *) "TB");
+  agattr (graph, AGRAPH, (char *) "rankdir",
+          (char *) (direction == SK_LAYOUT_DIRECTION_RIGHT ? "LR" : "TB"));
   agattr (graph, AGRAPH, (char *) "nodesep", (char *) "0.5");
   agattr (graph, AGRAPH, (char *) "ranksep", (char *) "0.6");
   agattr (graph, AGNODE, (char *) "shape", (char *) "box");
@@ -130,53 +138,86 @@ run_layout (LayoutInput  *input,
   return g_steal_pointer (&positions);
 }
 
+/* The zoom at which @positions, boxes included, fit into the view: the
+ * larger, the larger the steps are shown. */
+static double
+fit_scale (LayoutInput *input,
+           GHashTable  *positions)
+{
+  GHashTableIter iter;
+  gpointer value;
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+
+  g_hash_table_iter_init (&iter, positions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      SkLayoutPoint *point = value;
+
+      x0 = MIN (x0, point->x - input->node_width / 2);
+      y0 = MIN (y0, point->y - input->node_height / 2);
+      x1 = MAX (x1, point->x + input->node_width / 2);
+      y1 = MAX (y1, point->y + input->node_height / 2);
+    }
+
+  if (x1 <= x0 || y1 <= y0)
+    return G_MAXDOUBLE;
+
+  return MIN (input->view_width / (x1 - x0), input->view_height / (y1 - y0));
+}
+
 static void
 arrange_thread (GTask        *task,
                 gpointer      source_object,
                 gpointer      task_data,
                 GCancellable *cancellable)
 {
-  GHashTable *positions;
+  LayoutInput *input = task_data;
+  g_autoptr(GHashTable) positions = NULL;
+  g_autoptr(GHashTable) across = NULL;
   GError *error = NULL;
 
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  positions = run_layout (task_data, &error);
+  positions = run_layout (input, input->direction, &error);
   if (positions == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, positions, (GDestroyNotify) g_hash_table_unref);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  if (input->to_fit)
+    {
+      if (g_task_return_error_if_cancelled (task))
+        return;
+
+      /* Top to bottom wins a tie: it is how the workflow reads. */
+      across = run_layout (input, SK_LAYOUT_DIRECTION_RIGHT, &error);
+      if (across == NULL)
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      if (fit_scale (input, across) > fit_scale (input, positions) * 1.001)
+        {
+          g_hash_table_unref (positions);
+          positions = g_steal_pointer (&across);
+          input->direction = SK_LAYOUT_DIRECTION_RIGHT;
+        }
+    }
+
+  g_task_return_pointer (task, g_steal_pointer (&positions), (GDestroyNotify) g_hash_table_unref);
 }
 
-/**
- * sk_layout_arrange_async:
- * @project: a workflow
- * @node_width: the width of a node on the canvas
- * @node_height: its height
- * @cancellable: (nullable): a #GCancellable
- * @callback: called with the positions
- * @user_data: data for @callback
- *
- * Lays the workflow out from top to bottom with Graphviz's `dot`, in a
- * thread, on a copy of the graph. Nothing is changed until the caller
- * applies the positions, so that it can record the old ones for undo.
- */
-void
-sk_layout_arrange_async (SkProject           *project,
-                         double               node_width,
-                         double               node_height,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
+/* A copy of the graph, made on the caller's thread. */
+static LayoutInput *
+layout_input_new (SkProject *project,
+                  double     node_width,
+                  double     node_height)
 {
-  g_autoptr(GTask) task = NULL;
   g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);
   LayoutInput *input;
   guint n_nodes;
-
-  g_return_if_fail (SK_IS_PROJECT (project));
-  g_return_if_fail (node_width > 0 && node_height > 0);
 
   input = g_new0 (LayoutInput, 1);
   input->ids = g_ptr_array_new_with_free_func (g_free);
@@ -208,6 +249,88 @@ sk_layout_arrange_async (SkProject           *project,
         }
     }
 
+  return input;
+}
+
+/**
+ * sk_layout_arrange_async:
+ * @project: a workflow
+ * @node_width: the width of a node on the canvas
+ * @node_height: its height
+ * @direction: which way results flow
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the positions
+ * @user_data: data for @callback
+ *
+ * Lays the workflow out from top to bottom or from left to right with
+ * Graphviz's `dot`, in a thread, on a copy of the graph. Nothing is changed
+ * until the caller applies the positions, so that it can record the old
+ * ones for undo.
+ */
+void
+sk_layout_arrange_async (SkProject           *project,
+                         double               node_width,
+                         double               node_height,
+                         SkLayoutDirection    direction,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LayoutInput *input;
+
+  g_return_if_fail (SK_IS_PROJECT (project));
+  g_return_if_fail (node_width > 0 && node_height > 0);
+
+  input = layout_input_new (project, node_width, node_height);
+  input->direction = direction;
+
+  task = g_task_new (project, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sk_layout_arrange_async);
+  g_task_set_task_data (task, input, layout_input_free);
+  g_task_run_in_thread (task, arrange_thread);
+}
+
+/**
+ * sk_layout_arrange_to_fit_async:
+ * @project: a workflow
+ * @node_width: the width of a node on the canvas
+ * @node_height: its height
+ * @view_width: the width of the view the workflow is to be shown in
+ * @view_height: its height
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the positions
+ * @user_data: data for @callback
+ *
+ * Like sk_layout_arrange_async(), but lays the workflow out both from top
+ * to bottom and from left to right, and keeps the layout that shows its
+ * steps larger when the whole of it is fitted into a view of
+ * @view_width × @view_height; top to bottom when both are alike.
+ * sk_layout_arrange_finish() tells which one it kept.
+ */
+void
+sk_layout_arrange_to_fit_async (SkProject           *project,
+                                double               node_width,
+                                double               node_height,
+                                double               view_width,
+                                double               view_height,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LayoutInput *input;
+
+  g_return_if_fail (SK_IS_PROJECT (project));
+  g_return_if_fail (node_width > 0 && node_height > 0);
+  g_return_if_fail (view_width > 0 && view_height > 0);
+
+  input = layout_input_new (project, node_width, node_height);
+  input->direction = SK_LAYOUT_DIRECTION_DOWN;
+  input->view_width = view_width;
+  input->view_height = view_height;
+  input->to_fit = TRUE;
+
   task = g_task_new (project, cancellable, callback, user_data);
   g_task_set_source_tag (task, sk_layout_arrange_async);
   g_task_set_task_data (task, input, layout_input_free);
@@ -218,18 +341,26 @@ sk_layout_arrange_async (SkProject           *project,
  * sk_layout_arrange_finish:
  * @project: a workflow
  * @result: the #GAsyncResult passed to the callback
+ * @direction: (out) (optional): the direction the workflow was laid out in
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (element-type utf8 SkLayoutPoint): each node's
  *   new centre by identifier, or %NULL with @error set
  */
 GHashTable *
-sk_layout_arrange_finish (SkProject     *project,
-                          GAsyncResult  *result,
-                          GError       **error)
+sk_layout_arrange_finish (SkProject          *project,
+                          GAsyncResult       *result,
+                          SkLayoutDirection  *direction,
+                          GError            **error)
 {
+  LayoutInput *input;
+
   g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
   g_return_val_if_fail (g_task_is_valid (result, project), NULL);
+
+  input = g_task_get_task_data (G_TASK (result));
+  if (direction != NULL)
+    *direction = input->direction;
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "sk-canvas-private.h"
@@ -42,9 +43,45 @@ _sk_canvas_update_actions (SkCanvas *self)
   gtk_widget_action_set_enabled (widget, "canvas.properties", has_focus);
   gtk_widget_action_set_enabled (widget, "canvas.menu", has_focus);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-in", self->zoom < SK_CANVAS_MAX_ZOOM - 1e-6);
-  gtk_widget_action_set_enabled (widget, "canvas.zoom-out", self->zoom > SK_CANVAS_MIN_ZOOM + 1e-6);
+  gtk_widget_action_set_enabled (widget, "canvas.zoom-out", self->zoom > _sk_canvas_min_zoom (self) + 1e-6);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-reset", fabs (self->zoom - 1.0) > 1e-6);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-fit", has_steps);
+  gtk_widget_action_set_enabled (widget, "canvas.find", has_steps);
+  gtk_widget_action_set_enabled (widget, "canvas.arrange", has_steps);
+  gtk_widget_action_set_enabled (widget, "canvas.arrange-down", has_steps);
+  gtk_widget_action_set_enabled (widget, "canvas.arrange-right", has_steps);
+}
+
+/* Says what an edit did, in a toast with Undo when the canvas is inside
+ * the window's toast overlay: edits that are easy to make by accident, or
+ * that change more than the user can see, are easy to take back. Without
+ * an overlay the message goes out as the canvas's other messages do. */
+static void
+offer_undo (SkCanvas   *self,
+            const char *message)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+  g_autofree char *escaped = NULL;
+  AdwToast *toast;
+
+  if (overlay == NULL || self->history == NULL)
+    {
+      _sk_canvas_emit_message (self, message);
+      return;
+    }
+
+  if (self->undo_toast != NULL)
+    adw_toast_dismiss (self->undo_toast);
+
+  /* A toast's title is markup; step names are plain text. */
+  escaped = g_markup_escape_text (message, -1);
+  toast = adw_toast_new (escaped);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo");
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  adw_toast_set_timeout (toast, 10);
+  g_set_weak_pointer (&self->undo_toast, toast);
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
 }
 
 /* Edits */
@@ -127,12 +164,64 @@ _sk_canvas_toggle_all (SkCanvas *self)
   for (guint i = 0; i < self->items->len; i++)
     sk_node_set_run (((SkCanvasItem *) g_ptr_array_index (self->items, i))->node, !all);
   _sk_canvas_history_end (self);
+
+  /* A right-click on empty space changes every step at once. */
+  if (self->items->len > 0)
+    offer_undo (self, all ? _("No step is marked to run now") : _("Every step is marked to run now"));
+}
+
+/* What deleting @doomed did, said before it is done: the steps' names
+ * and how many other steps lose results they needed. */
+static char *
+describe_deletion (SkCanvas  *self,
+                   GPtrArray *doomed)
+{
+  g_autoptr(GHashTable) gone = g_hash_table_new (NULL, NULL);
+  g_autofree char *what = NULL;
+  guint n_cut = 0;
+
+  for (guint i = 0; i < doomed->len; i++)
+    g_hash_table_add (gone, g_ptr_array_index (doomed, i));
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkNode *node = ((SkCanvasItem *) g_ptr_array_index (self->items, i))->node;
+      const char * const *priors = sk_node_get_priors (node);
+
+      if (g_hash_table_contains (gone, node))
+        continue;
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        if (g_hash_table_contains (gone, sk_project_get_node (self->project, priors[j])))
+          {
+            n_cut++;
+            break;
+          }
+    }
+
+  if (doomed->len == 1)
+    /* Translators: the argument is a step's name. */
+    what = g_strdup_printf (_("“%s” deleted"), sk_node_get_name (g_ptr_array_index (doomed, 0)));
+  else
+    what = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step deleted", "%u steps deleted", doomed->len),
+                            doomed->len);
+
+  if (n_cut == 0)
+    return g_steal_pointer (&what);
+
+  /* Translators: the first argument says which steps were deleted, such as
+   * "“load” deleted"; then how many other steps needed their results. */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "%s. %u step no longer gets the results it needed",
+                                       "%s. %u steps no longer get the results they needed",
+                                       n_cut),
+                          what, n_cut);
 }
 
 static void
 delete_selection (SkCanvas *self)
 {
   g_autoptr(GPtrArray) doomed = NULL;
+  g_autofree char *message = NULL;
 
   if (self->project == NULL)
     return;
@@ -152,6 +241,8 @@ delete_selection (SkCanvas *self)
   if (doomed->len == 0)
     return;
 
+  message = describe_deletion (self, doomed);
+
   /* Each removal shifts the positions after it, so the steps are removed
    * by identity, not by position. */
   _sk_canvas_history_begin (self, doomed->len == 1 ? _("Delete Step") : _("Delete Steps"));
@@ -161,6 +252,7 @@ delete_selection (SkCanvas *self)
 
   _sk_canvas_clear_edge_selection (self);
   _sk_canvas_selection_changed (self);
+  offer_undo (self, message);
 }
 
 /* Popover with the step's run commands. */
@@ -260,19 +352,23 @@ move_focus (SkCanvas   *self,
     return FALSE;
 
   if (self->focus == NULL)
-    target = ((SkCanvasItem *) g_ptr_array_index (self->items, 0))->node;
+    {
+      guint first = g_str_equal (direction, "previous") ? self->items->len - 1 : 0;
+
+      target = ((SkCanvasItem *) g_ptr_array_index (self->items, first))->node;
+    }
   else if (g_str_equal (direction, "next") || g_str_equal (direction, "previous"))
     {
       guint index = 0;
+      guint n = self->items->len;
       gboolean next = g_str_equal (direction, "next");
 
+      /* Round from the last step to the first and back, as the steps of a
+       * list would be: leaving the canvas at the end would send the next
+       * Space or Return to whatever comes after it. Ctrl+Tab leaves. */
       _sk_canvas_item_position (self, self->focus, &index);
-      if (next && index + 1 < self->items->len)
-        target = ((SkCanvasItem *) g_ptr_array_index (self->items, index + 1))->node;
-      else if (!next && index > 0)
-        target = ((SkCanvasItem *) g_ptr_array_index (self->items, index - 1))->node;
-      else
-        return FALSE;
+      index = next ? (index + 1) % n : (index + n - 1) % n;
+      target = ((SkCanvasItem *) g_ptr_array_index (self->items, index))->node;
     }
   else
     target = neighbour_in_direction (self, self->focus, direction);
@@ -291,9 +387,30 @@ tab_cb (GtkWidget *widget,
         GVariant  *args,
         gpointer   user_data)
 {
-  /* Tab walks through the steps and leaves the canvas after the last one,
-   * so keyboard users can still reach the rest of the window. */
+  /* Tab walks round the steps; Ctrl+Tab, which GtkWindow binds to moving
+   * the focus on, leaves the canvas, as it leaves a text view. In the find
+   * bar, Tab moves between its own widgets. */
+  if (gtk_widget_get_focus_child (widget) != NULL)
+    return FALSE;
+
   return move_focus (SK_CANVAS (widget), g_variant_get_string (args, NULL));
+}
+
+/* Space marks the selected steps to run and Return opens the selected
+ * step's task; with no step selected they do nothing, but they are still
+ * the canvas's keys and go no further up to the window. */
+static gboolean
+key_activate_cb (GtkWidget *widget,
+                 GVariant  *args,
+                 gpointer   user_data)
+{
+  const char *action = g_variant_get_string (args, NULL);
+
+  if (gtk_widget_get_focus_child (widget) != NULL)
+    return FALSE;
+
+  gtk_widget_activate_action (widget, action, NULL);
+  return TRUE;
 }
 
 /* Actions */
@@ -502,7 +619,23 @@ zoom_action (GtkWidget  *widget,
     _sk_canvas_request_fit (self);
 }
 
+static void
+find_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  _sk_canvas_find_open (SK_CANVAS (widget));
+}
+
 /* Arrange */
+
+/* How arranging chooses its direction. */
+typedef enum
+{
+  ARRANGE_TO_FIT,
+  ARRANGE_DOWN,
+  ARRANGE_RIGHT,
+} ArrangeHow;
 
 typedef struct
 {
@@ -523,7 +656,7 @@ arrange_cb (GObject      *object,
 
   g_free (data);
 
-  positions = sk_layout_arrange_finish (SK_PROJECT (object), result, &error);
+  positions = sk_layout_arrange_finish (SK_PROJECT (object), result, NULL, &error);
   if (positions == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -566,10 +699,13 @@ arrange_cb (GObject      *object,
 
 /* Lays the workflow out in a worker thread. @record makes the layout an
  * undoable edit; without it, it is part of opening the workflow. */
-void
-_sk_canvas_arrange (SkCanvas *self,
-                    gboolean  record)
+static void
+arrange (SkCanvas   *self,
+         gboolean    record,
+         ArrangeHow  how)
 {
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
   ArrangeData *data;
 
   if (self->project == NULL)
@@ -583,8 +719,38 @@ _sk_canvas_arrange (SkCanvas *self,
   data->self = g_object_ref (self);
   data->record = record;
 
-  sk_layout_arrange_async (self->project, NODE_W, NODE_H,
-                           self->layout_cancellable, arrange_cb, data);
+  /* Both directions are tried, and the one that shows the steps larger
+   * once fitted into the canvas is kept; until the canvas has a size, top
+   * to bottom. */
+  if (how == ARRANGE_TO_FIT && width > 0 && height > 0)
+    sk_layout_arrange_to_fit_async (self->project, NODE_W, NODE_H, width, height,
+                                    self->layout_cancellable, arrange_cb, data);
+  else
+    sk_layout_arrange_async (self->project, NODE_W, NODE_H,
+                             how == ARRANGE_RIGHT ? SK_LAYOUT_DIRECTION_RIGHT : SK_LAYOUT_DIRECTION_DOWN,
+                             self->layout_cancellable, arrange_cb, data);
+}
+
+void
+_sk_canvas_arrange (SkCanvas *self,
+                    gboolean  record)
+{
+  arrange (self, record, ARRANGE_TO_FIT);
+}
+
+static void
+arrange_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  SkCanvas *self = SK_CANVAS (widget);
+
+  if (g_str_equal (action_name, "canvas.arrange-down"))
+    arrange (self, TRUE, ARRANGE_DOWN);
+  else if (g_str_equal (action_name, "canvas.arrange-right"))
+    arrange (self, TRUE, ARRANGE_RIGHT);
+  else
+    arrange (self, TRUE, ARRANGE_TO_FIT);
 }
 
 void
@@ -645,7 +811,7 @@ _sk_canvas_class_actions_init (SkCanvasClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, 0, "canvas.connect", NULL);
 
   gtk_widget_class_install_action (widget_class, "canvas.toggle-run", NULL, toggle_run_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "canvas.toggle-run", NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_space, 0, key_activate_cb, "s", "canvas.toggle-run");
 
   gtk_widget_class_install_action (widget_class, "canvas.toggle-all", NULL, toggle_all_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, GDK_SHIFT_MASK, "canvas.toggle-all", NULL);
@@ -657,8 +823,8 @@ _sk_canvas_class_actions_init (SkCanvasClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "canvas.escape", NULL);
 
   gtk_widget_class_install_action (widget_class, "canvas.activate", NULL, activate_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, 0, "canvas.activate", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Enter, 0, "canvas.activate", NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Return, 0, key_activate_cb, "s", "canvas.activate");
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_KP_Enter, 0, key_activate_cb, "s", "canvas.activate");
 
   gtk_widget_class_install_action (widget_class, "canvas.properties", NULL, properties_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_ALT_MASK, "canvas.properties", NULL);
@@ -687,4 +853,11 @@ _sk_canvas_class_actions_init (SkCanvasClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "canvas.zoom-reset", NULL);
   gtk_widget_class_install_action (widget_class, "canvas.zoom-fit", NULL, zoom_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "canvas.zoom-fit", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.find", NULL, find_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "canvas.find", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.arrange", NULL, arrange_action);
+  gtk_widget_class_install_action (widget_class, "canvas.arrange-down", NULL, arrange_action);
+  gtk_widget_class_install_action (widget_class, "canvas.arrange-right", NULL, arrange_action);
 }

@@ -19,7 +19,14 @@
 /* Painting, in layers: background and dot grid, the edges (kept as a
  * texture until the view or the graph changes), the connection being made
  * or selected, the steps culled to the view, with a plainer level of detail
- * when zoomed out, and the rubber band. */
+ * when zoomed out, what flowed along the edges, and the rubber band.
+ *
+ * The levels of detail, by zoom: from DETAIL_MIN_ZOOM a step is a box with
+ * its name on up to two lines and its state, from TASK_MIN_ZOOM also the
+ * first line of its task and, on the selected or hovered step, a run
+ * button. Below DETAIL_MIN_ZOOM it is a box coloured by its state with its
+ * name over it in a font of constant size on screen, for as many steps as
+ * there is room for; below NAME_MIN_ZOOM, only the coloured box. */
 
 #define NODE_W SK_CANVAS_NODE_WIDTH
 #define NODE_H SK_CANVAS_NODE_HEIGHT
@@ -27,9 +34,24 @@
 #define RING_GAP 4.0
 #define RING_WIDTH 3.0
 #define STRIPE_WIDTH 6.0
-#define LABEL_PAD 16.0
-#define LABEL_MIN_ZOOM 0.4
+#define LABEL_PAD 10.0
+#define LABEL_PAD_END 8.0
+#define TEXT_WIDTH (NODE_W - STRIPE_WIDTH - LABEL_PAD - LABEL_PAD_END)
+#define TEXT_MARGIN 5.0
+#define CURVE_MIN_ZOOM 0.4
+#define DETAIL_MIN_ZOOM 0.55
+#define FLOW_MIN_ZOOM 0.6
+#define TASK_MIN_ZOOM 0.8
+#define NAME_MIN_ZOOM 0.04
+#define NAME_TWO_LINES_ZOOM 0.3
+#define NAME_MIN_WIDTH 64.0
+#define NAME_MAX_WIDTH 160.0
+#define BADGE_RADIUS 8.0
+#define RUN_BUTTON_RADIUS 11.0
 #define EDGE_SAMPLES 32
+#define EDGE_END_GAP 2.0
+#define EDGE_MIN_BEND 40.0
+#define ERROR_COLOR 0xe01b24
 
 static gboolean
 is_dark (void)
@@ -75,6 +97,8 @@ state_color (SkNodeState state)
       return rgba (0x9a9996, 1);
     case SK_NODE_STATE_UP_TO_DATE:
       return rgba (0x8ff0a4, 1);
+    /* A step without code is no error, only not written yet. */
+    case SK_NODE_STATE_NO_CODE:
     case SK_NODE_STATE_IDLE:
     default:
       return is_dark () ? rgba (0x5e5c64, 1) : rgba (0xc0bfbc, 1);
@@ -104,6 +128,8 @@ _sk_canvas_state_label (SkNodeState state)
       return _("Stopped");
     case SK_NODE_STATE_UP_TO_DATE:
       return _("Up to date");
+    case SK_NODE_STATE_NO_CODE:
+      return _("No code yet");
     case SK_NODE_STATE_IDLE:
     default:
       return _("Not run yet");
@@ -117,42 +143,119 @@ _sk_canvas_invalidate_edges (SkCanvas *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* Labels: one layout per step, and one per state shared by all steps. */
+/* Labels: a few layouts per step, made when first drawn and kept until
+ * their text or the font changes, and one per state shared by all steps. */
 
+static PangoLayout *
+new_layout (SkCanvas   *self,
+            const char *text,
+            gboolean    bold,
+            gboolean    small,
+            double      width)
+{
+  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  PangoAttrList *attrs = pango_attr_list_new ();
+
+  if (bold)
+    pango_attr_list_insert (attrs, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
+  if (small)
+    pango_attr_list_insert (attrs, pango_attr_scale_new (PANGO_SCALE_SMALL));
+  pango_layout_set_attributes (layout, attrs);
+  pango_layout_set_width (layout, (int) (width * PANGO_SCALE));
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+  pango_attr_list_unref (attrs);
+
+  return layout;
+}
+
+/* The name in the box, on up to two lines, so that most names are read
+ * whole at 100 %. */
 static PangoLayout *
 item_layout (SkCanvas     *self,
              SkCanvasItem *item)
 {
   if (item->layout == NULL)
     {
-      PangoAttrList *attrs = pango_attr_list_new ();
-
-      pango_attr_list_insert (attrs, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
-      item->layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), sk_node_get_name (item->node));
-      pango_layout_set_attributes (item->layout, attrs);
-      pango_layout_set_width (item->layout, (int) ((NODE_W - STRIPE_WIDTH - 2 * LABEL_PAD) * PANGO_SCALE));
-      pango_layout_set_ellipsize (item->layout, PANGO_ELLIPSIZE_END);
-      pango_attr_list_unref (attrs);
+      item->layout = new_layout (self, sk_node_get_name (item->node), TRUE, FALSE, TEXT_WIDTH);
+      pango_layout_set_wrap (item->layout, PANGO_WRAP_WORD_CHAR);
+      pango_layout_set_height (item->layout, -2);
     }
 
   return item->layout;
+}
+
+/* The first line of the task, or %NULL when there is no task. */
+static PangoLayout *
+task_layout (SkCanvas     *self,
+             SkCanvasItem *item)
+{
+  if (item->task_layout == NULL)
+    {
+      const char *task = sk_node_get_input_text (item->node);
+      g_autofree char *first = NULL;
+      const char *end;
+
+      if (task == NULL)
+        return NULL;
+      while (g_ascii_isspace (*task))
+        task++;
+      if (*task == '\0')
+        return NULL;
+      end = strchr (task, '\n');
+      first = end != NULL ? g_strndup (task, end - task) : g_strdup (task);
+      item->task_layout = new_layout (self, g_strchomp (first), FALSE, TRUE, TEXT_WIDTH);
+    }
+
+  return item->task_layout;
+}
+
+/* The name over a step zoomed out, drawn unscaled, so its width is in
+ * pixels on screen. It is laid out again only when the zoom changes its
+ * width or number of lines. */
+static PangoLayout *
+label_layout (SkCanvas     *self,
+              SkCanvasItem *item,
+              double        width,
+              int           lines)
+{
+  int pango_width = (int) (width * PANGO_SCALE);
+
+  if (item->label_layout == NULL)
+    {
+      item->label_layout = new_layout (self, sk_node_get_name (item->node), FALSE, TRUE, width);
+      pango_layout_set_wrap (item->label_layout, PANGO_WRAP_WORD_CHAR);
+    }
+  else if (pango_layout_get_width (item->label_layout) != pango_width)
+    pango_layout_set_width (item->label_layout, pango_width);
+
+  if (pango_layout_get_height (item->label_layout) != -lines)
+    pango_layout_set_height (item->label_layout, -lines);
+
+  return item->label_layout;
+}
+
+static PangoLayout *
+flow_layout (SkCanvas     *self,
+             SkCanvasItem *item)
+{
+  if (item->flow_text == NULL)
+    return NULL;
+
+  if (item->flow_layout == NULL)
+    item->flow_layout = new_layout (self, item->flow_text, FALSE, TRUE, NODE_W);
+
+  return item->flow_layout;
 }
 
 static PangoLayout *
 state_layout (SkCanvas    *self,
               SkNodeState  state)
 {
-  if (self->state_layouts[state] == NULL)
-    {
-      PangoAttrList *attrs = pango_attr_list_new ();
+  if ((guint) state >= G_N_ELEMENTS (self->state_layouts))
+    state = SK_NODE_STATE_IDLE;
 
-      pango_attr_list_insert (attrs, pango_attr_scale_new (PANGO_SCALE_SMALL));
-      self->state_layouts[state] = gtk_widget_create_pango_layout (GTK_WIDGET (self), _sk_canvas_state_label (state));
-      pango_layout_set_attributes (self->state_layouts[state], attrs);
-      pango_layout_set_width (self->state_layouts[state], (int) ((NODE_W - STRIPE_WIDTH - 2 * LABEL_PAD) * PANGO_SCALE));
-      pango_layout_set_ellipsize (self->state_layouts[state], PANGO_ELLIPSIZE_END);
-      pango_attr_list_unref (attrs);
-    }
+  if (self->state_layouts[state] == NULL)
+    self->state_layouts[state] = new_layout (self, _sk_canvas_state_label (state), FALSE, TRUE, TEXT_WIDTH);
 
   return self->state_layouts[state];
 }
@@ -163,10 +266,281 @@ _sk_canvas_clear_text_caches (SkCanvas *self)
   for (guint i = 0; i < G_N_ELEMENTS (self->state_layouts); i++)
     g_clear_object (&self->state_layouts[i]);
   for (guint i = 0; i < self->items->len; i++)
-    g_clear_object (&((SkCanvasItem *) g_ptr_array_index (self->items, i))->layout);
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+
+      g_clear_object (&item->layout);
+      g_clear_object (&item->task_layout);
+      g_clear_object (&item->label_layout);
+      g_clear_object (&item->flow_layout);
+    }
+}
+
+void
+_sk_canvas_item_clear_paint (SkCanvasItem *item)
+{
+  g_clear_object (&item->task_layout);
+  g_clear_object (&item->label_layout);
+  g_clear_object (&item->flow_layout);
+  g_clear_pointer (&item->flow_text, g_free);
+}
+
+void
+_sk_canvas_paint_dispose (SkCanvas *self)
+{
+  g_clear_pointer (&self->problem_nodes, g_hash_table_unref);
+  g_clear_pointer (&self->problem_edges, g_hash_table_unref);
+}
+
+/* What flowed out of a step: known once it has run, from the files it
+ * produced, which the step holds, and the size of its saved output, asked
+ * of the disk when its state changes so that painting never waits for it. */
+
+static gboolean
+has_run (SkNodeState state)
+{
+  return state == SK_NODE_STATE_SUCCEEDED || state == SK_NODE_STATE_UP_TO_DATE;
+}
+
+static void
+update_flow_text (SkCanvas     *self,
+                  SkCanvasItem *item)
+{
+  const char * const *files = sk_node_get_output_files (item->node);
+  guint n_files = files != NULL ? g_strv_length ((char **) files) : 0;
+  g_autofree char *text = NULL;
+
+  if (has_run (sk_node_get_state (item->node)))
+    {
+      g_autofree char *count = NULL;
+      g_autofree char *size = NULL;
+
+      if (n_files > 0)
+        count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u file", "%u files", n_files), n_files);
+      if (item->output_size > 0)
+        size = g_format_size ((guint64) item->output_size);
+
+      if (count != NULL && size != NULL)
+        /* Translators: what a step passed on, such as "3 files · 12.1 kB" */
+        text = g_strdup_printf (_("%s · %s"), count, size);
+      else if (count != NULL)
+        text = g_steal_pointer (&count);
+      else
+        text = g_steal_pointer (&size);
+    }
+
+  if (g_strcmp0 (text, item->flow_text) == 0)
+    return;
+
+  g_free (item->flow_text);
+  item->flow_text = g_steal_pointer (&text);
+  g_clear_object (&item->flow_layout);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+typedef struct
+{
+  GWeakRef  canvas;
+  SkNode   *node;
+} SizeQuery;
+
+static void
+size_query_free (SizeQuery *query)
+{
+  g_weak_ref_clear (&query->canvas);
+  g_object_unref (query->node);
+  g_free (query);
+}
+
+static void
+output_size_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  SizeQuery *query = user_data;
+  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (object), result, NULL);
+  g_autoptr(SkCanvas) self = g_weak_ref_get (&query->canvas);
+  SkCanvasItem *item = self != NULL ? _sk_canvas_lookup_item (self, query->node) : NULL;
+
+  if (item != NULL && info != NULL && has_run (sk_node_get_state (item->node)))
+    {
+      item->output_size = g_file_info_get_size (info);
+      update_flow_text (self, item);
+    }
+
+  size_query_free (query);
+}
+
+static void
+query_output_size (SkCanvas     *self,
+                   SkCanvasItem *item)
+{
+  GFile *workflow_folder = self->project != NULL ? sk_project_get_folder (self->project) : NULL;
+  g_autoptr(GFile) pickle = NULL;
+  SizeQuery *query;
+
+  if (workflow_folder == NULL)
+    return;
+
+  query = g_new0 (SizeQuery, 1);
+  g_weak_ref_init (&query->canvas, self);
+  query->node = g_object_ref (item->node);
+  pickle = sk_step_folder_get_file (workflow_folder, sk_node_get_key (item->node), SK_STEP_FILE_PICKLE);
+  g_file_query_info_async (pickle, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE,
+                           G_PRIORITY_LOW, NULL, output_size_cb, query);
+}
+
+/* Called by the canvas for every change of a step's property, and with
+ * "state" when the step is added. */
+void
+_sk_canvas_item_changed (SkCanvas     *self,
+                         SkCanvasItem *item,
+                         const char   *property)
+{
+  if (g_str_equal (property, "name"))
+    g_clear_object (&item->label_layout);
+  else if (g_str_equal (property, "input-text"))
+    {
+      g_clear_object (&item->task_layout);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+  else if (g_str_equal (property, "state"))
+    {
+      item->output_size = -1;
+      if (has_run (sk_node_get_state (item->node)))
+        query_output_size (self, item);
+      update_flow_text (self, item);
+    }
+  else if (g_str_equal (property, "output-files"))
+    update_flow_text (self, item);
+}
+
+/* Problems */
+
+static char *
+edge_key (const char *prior,
+          const char *node)
+{
+  return g_strconcat (prior, "\n", node, NULL);
+}
+
+static gboolean
+node_has_problem (SkCanvas *self,
+                  SkNode   *node)
+{
+  return self->problem_nodes != NULL &&
+         g_hash_table_contains (self->problem_nodes, sk_node_get_id (node));
+}
+
+static gboolean
+edge_has_problem (SkCanvas     *self,
+                  SkCanvasItem *from,
+                  SkCanvasItem *to)
+{
+  g_autofree char *key = NULL;
+
+  if (self->problem_edges == NULL)
+    return FALSE;
+
+  key = edge_key (sk_node_get_id (from->node), sk_node_get_id (to->node));
+
+  return g_hash_table_contains (self->problem_edges, key);
+}
+
+/**
+ * sk_canvas_set_problem_marks:
+ * @self: a #SkCanvas
+ * @node_ids: (nullable) (array zero-terminated=1): the ids of the steps
+ *   that have a problem
+ * @edge_pairs: (nullable) (array zero-terminated=1): the connections that
+ *   have a problem, as a flat list of ids: prior, step, prior, step, …
+ *
+ * Draws the steps and connections given in the error colour, with a
+ * warning badge, in place of those marked before. %NULL or empty lists
+ * clear the marks.
+ */
+void
+sk_canvas_set_problem_marks (SkCanvas           *self,
+                             const char * const *node_ids,
+                             const char * const *edge_pairs)
+{
+  g_return_if_fail (SK_IS_CANVAS (self));
+
+  _sk_canvas_paint_dispose (self);
+
+  for (guint i = 0; node_ids != NULL && node_ids[i] != NULL; i++)
+    {
+      if (self->problem_nodes == NULL)
+        self->problem_nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add (self->problem_nodes, g_strdup (node_ids[i]));
+    }
+
+  for (guint i = 0; edge_pairs != NULL && edge_pairs[i] != NULL && edge_pairs[i + 1] != NULL; i += 2)
+    {
+      if (self->problem_edges == NULL)
+        self->problem_edges = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add (self->problem_edges, edge_key (edge_pairs[i], edge_pairs[i + 1]));
+    }
+
+  _sk_canvas_invalidate_edges (self);
 }
 
 /* Edges */
+
+/**
+ * _sk_canvas_edge_route:
+ * @from: the prior's item
+ * @to: the step's item
+ * @p: (out caller-allocates): the curve, x0 y0 … x3 y3 in model coordinates
+ *
+ * An edge joins the sides of the two boxes that face each other: bottom to
+ * top when the step is clearly below its prior, right to left when it is
+ * beside it, and the mirrored cases. It leaves and enters perpendicular to
+ * those sides and ends just outside the step's box, so that it never runs
+ * under either box and its arrowhead stays in sight.
+ */
+void
+_sk_canvas_edge_route (SkCanvasItem *from,
+                       SkCanvasItem *to,
+                       double        p[8])
+{
+  double dx = to->x - from->x;
+  double dy = to->y - from->y;
+  /* The gaps between the boxes, across and down; negative when they
+   * overlap in that direction. */
+  double gap_x = fabs (dx) - NODE_W;
+  double gap_y = fabs (dy) - NODE_H;
+  double bend;
+
+  if (gap_y >= gap_x || (gap_x <= 0 && gap_y <= 0 && fabs (dy) / NODE_H >= fabs (dx) / NODE_W))
+    {
+      double sign = dy >= 0 ? 1 : -1;
+
+      p[0] = from->x;
+      p[1] = from->y + sign * NODE_H / 2;
+      p[6] = to->x;
+      p[7] = to->y - sign * (NODE_H / 2 + EDGE_END_GAP);
+      bend = MAX (EDGE_MIN_BEND, fabs (p[7] - p[1]) / 2);
+      p[2] = p[0];
+      p[3] = p[1] + sign * bend;
+      p[4] = p[6];
+      p[5] = p[7] - sign * bend;
+    }
+  else
+    {
+      double sign = dx >= 0 ? 1 : -1;
+
+      p[0] = from->x + sign * NODE_W / 2;
+      p[1] = from->y;
+      p[6] = to->x - sign * (NODE_W / 2 + EDGE_END_GAP);
+      p[7] = to->y;
+      bend = MAX (EDGE_MIN_BEND, fabs (p[6] - p[0]) / 2);
+      p[2] = p[0] + sign * bend;
+      p[3] = p[1];
+      p[4] = p[6] - sign * bend;
+      p[5] = p[7];
+    }
+}
 
 static void
 path_edge (cairo_t      *cr,
@@ -294,6 +668,7 @@ build_edge_layer (SkCanvas              *self,
   int height = gtk_widget_get_height (GTK_WIDGET (self));
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
   g_autoptr(GdkTexture) texture = NULL;
   GBytes *bytes;
   cairo_surface_t *surface;
@@ -326,16 +701,24 @@ build_edge_layer (SkCanvas              *self,
         {
           SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
           double p[8];
+          gboolean problem;
 
           if (from == NULL)
             continue;
-          _sk_canvas_edge_points (from, to, p);
+          _sk_canvas_edge_route (from, to, p);
           if (!_sk_canvas_edge_visible (p, &near))
             continue;
 
+          problem = edge_has_problem (self, from, to);
+          if (problem)
+            {
+              gdk_cairo_set_source_rgba (cr, &error);
+              cairo_set_line_width (cr, MAX (3.0, 2.0 / self->zoom));
+            }
+
           /* Zoomed far out, where curves and arrowheads are a few pixels
            * long, straight lines show the same and cost far less. */
-          if (self->zoom < LABEL_MIN_ZOOM)
+          if (self->zoom < CURVE_MIN_ZOOM)
             {
               cairo_move_to (cr, p[0], p[1]);
               cairo_line_to (cr, p[6], p[7]);
@@ -346,6 +729,12 @@ build_edge_layer (SkCanvas              *self,
           /* One stroke per edge: cairo rasterises many small paths faster
            * than one path made of thousands of crossing pieces. */
           cairo_stroke (cr);
+
+          if (problem)
+            {
+              gdk_cairo_set_source_rgba (cr, &color);
+              cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
+            }
         }
     }
 
@@ -393,7 +782,7 @@ draw_overlay_edges (SkCanvas    *self,
     {
       double p[8];
 
-      _sk_canvas_edge_points (edge_from, edge_to, p);
+      _sk_canvas_edge_route (edge_from, edge_to, p);
       cairo_set_line_width (cr, MAX (3.5, 2.0 / self->zoom));
       path_edge (cr, p);
       cairo_stroke (cr);
@@ -401,14 +790,17 @@ draw_overlay_edges (SkCanvas    *self,
 
   if (source != NULL && pointer_inside)
     {
-      double mx, my;
+      SkCanvasItem pointer = { NULL, };
       double dashes[] = { 6.0, 4.0 };
+      double p[8];
 
-      _sk_canvas_widget_to_model (self, self->hover.x, self->hover.y, &mx, &my);
+      /* The line leaves the side of the source that faces the pointer. */
+      _sk_canvas_widget_to_model (self, self->hover.x, self->hover.y, &pointer.x, &pointer.y);
+      _sk_canvas_edge_route (source, &pointer, p);
       cairo_set_line_width (cr, MAX (2.0, 1.0 / self->zoom));
       cairo_set_dash (cr, dashes, 2, 0);
-      cairo_move_to (cr, source->x, source->y + NODE_H / 2);
-      cairo_line_to (cr, mx, my);
+      cairo_move_to (cr, p[0], p[1]);
+      cairo_line_to (cr, pointer.x, pointer.y);
       cairo_stroke (cr);
     }
 
@@ -432,9 +824,151 @@ append_rounded_border (GtkSnapshot           *snapshot,
   gtk_snapshot_append_border (snapshot, &rounded, widths, colors);
 }
 
-/* Zoomed far out a step is a few pixels wide: flat rectangles show its state,
- * run mark and selection as well as rounded, clipped and bordered ones, at a
- * fraction of the cost. */
+static void
+append_rounded_fill (GtkSnapshot           *snapshot,
+                     const graphene_rect_t *rect,
+                     double                 radius,
+                     const GdkRGBA         *color)
+{
+  GskRoundedRect rounded;
+
+  gsk_rounded_rect_init_from_rect (&rounded, rect, radius);
+  gtk_snapshot_push_rounded_clip (snapshot, &rounded);
+  gtk_snapshot_append_color (snapshot, color, rect);
+  gtk_snapshot_pop (snapshot);
+}
+
+/* Steps that are waiting, running or having their code written mean that
+ * a run is going, during which a step cannot be run on its own. */
+static gboolean
+run_going (SkCanvas *self)
+{
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkNodeState state = sk_node_get_state (((SkCanvasItem *) g_ptr_array_index (self->items, i))->node);
+
+      if (state == SK_NODE_STATE_QUEUED || _sk_canvas_state_is_busy (state))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* The run button sits at the right end of the selected or hovered step's
+ * box, when zoomed in enough to hit it. */
+static gboolean
+run_button_shown (SkCanvas     *self,
+                  SkCanvasItem *item,
+                  gboolean      selected)
+{
+  return self->zoom >= TASK_MIN_ZOOM &&
+         ((selected && item->node == self->focus) || item->node == self->hover.node);
+}
+
+static void
+run_button_center (SkCanvasItem *item,
+                   double       *x,
+                   double       *y)
+{
+  *x = item->x + NODE_W / 2 - LABEL_PAD_END - RUN_BUTTON_RADIUS;
+  *y = item->y;
+}
+
+/**
+ * _sk_canvas_run_button_at:
+ * @self: a #SkCanvas
+ * @x: widget x
+ * @y: widget y
+ * @node: (out): the step whose run button is at (@x, @y)
+ *
+ * Returns: whether a run button shown is at (@x, @y)
+ */
+gboolean
+_sk_canvas_run_button_at (SkCanvas  *self,
+                          double     x,
+                          double     y,
+                          SkNode   **node)
+{
+  SkCanvasItem *candidates[2] = {
+    _sk_canvas_lookup_item (self, self->hover.node),
+    _sk_canvas_lookup_item (self, self->focus),
+  };
+  double mx, my;
+
+  if (self->zoom < TASK_MIN_ZOOM || run_going (self))
+    return FALSE;
+
+  _sk_canvas_widget_to_model (self, x, y, &mx, &my);
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      SkCanvasItem *item = candidates[i];
+      double cx, cy;
+
+      if (item == NULL || !run_button_shown (self, item, _sk_canvas_is_selected (self, item->node)))
+        continue;
+
+      run_button_center (item, &cx, &cy);
+      if (hypot (mx - cx, my - cy) <= RUN_BUTTON_RADIUS + 2)
+        {
+          *node = item->node;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+/* Badges and buttons are drawn in widget coordinates, so that a warning
+ * badge keeps its size however far out the view is. */
+static void
+draw_badge (GtkSnapshot *snapshot,
+            double       x,
+            double       y)
+{
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
+  GdkRGBA white = rgba (0xffffff, 1);
+  const double r = BADGE_RADIUS;
+
+  append_rounded_fill (snapshot, &GRAPHENE_RECT_INIT (x - r - 1, y - r - 1, 2 * r + 2, 2 * r + 2), r + 1, &white);
+  append_rounded_fill (snapshot, &GRAPHENE_RECT_INIT (x - r, y - r, 2 * r, 2 * r), r, &error);
+  gtk_snapshot_append_color (snapshot, &white, &GRAPHENE_RECT_INIT (x - 1, y - r * 0.6, 2, r * 0.75));
+  gtk_snapshot_append_color (snapshot, &white, &GRAPHENE_RECT_INIT (x - 1, y + r * 0.3, 2, 2));
+}
+
+static void
+draw_run_button (SkCanvas     *self,
+                 GtkSnapshot  *snapshot,
+                 SkCanvasItem *item)
+{
+  GdkRGBA fill = rgba (0x2ec27e, 1);
+  GdkRGBA ring = is_dark () ? rgba (0x3a3a3a, 1) : rgba (0xffffff, 1);
+  double mx, my, x, y;
+  double r = RUN_BUTTON_RADIUS * self->zoom;
+  cairo_t *cr;
+
+  run_button_center (item, &mx, &my);
+  _sk_canvas_model_to_widget (self, mx, my, &x, &y);
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x - r - 3, y - r - 3, 2 * r + 6, 2 * r + 6));
+  cairo_arc (cr, x, y, r + 2, 0, 2 * G_PI);
+  gdk_cairo_set_source_rgba (cr, &ring);
+  cairo_fill (cr);
+  cairo_arc (cr, x, y, r, 0, 2 * G_PI);
+  gdk_cairo_set_source_rgba (cr, &fill);
+  cairo_fill (cr);
+  cairo_move_to (cr, x - r * 0.3, y - r * 0.45);
+  cairo_line_to (cr, x + r * 0.5, y);
+  cairo_line_to (cr, x - r * 0.3, y + r * 0.45);
+  cairo_close_path (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_fill (cr);
+  cairo_destroy (cr);
+}
+
+/* Zoomed out a step is a few pixels wide: a flat rectangle in the colour
+ * of its state shows it, its run mark, selection and problem as well as a
+ * rounded, clipped and bordered box, at a fraction of the cost. Its name
+ * is drawn over it afterwards, where there is room. */
 static void
 draw_node_flat (SkCanvas     *self,
                 GtkSnapshot  *snapshot,
@@ -443,8 +977,7 @@ draw_node_flat (SkCanvas     *self,
 {
   gboolean dark = is_dark ();
   graphene_rect_t rect = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
-  GdkRGBA fill = dark ? rgba (0x3a3a3a, 1) : rgba (0xffffff, 1);
-  GdkRGBA stripe = state_color (sk_node_get_state (item->node));
+  GdkRGBA fill = state_color (sk_node_get_state (item->node));
   GdkRGBA outline;
   graphene_rect_t outer;
   double grow = 0;
@@ -454,6 +987,11 @@ draw_node_flat (SkCanvas     *self,
       outline = rgba (0x3584e4, 1);
       grow = RING_GAP + RING_WIDTH;
     }
+  else if (node_has_problem (self, item->node))
+    {
+      outline = rgba (ERROR_COLOR, 1);
+      grow = RING_GAP + RING_WIDTH;
+    }
   else if (sk_node_get_run (item->node))
     {
       outline = rgba (0x2ec27e, 1);
@@ -461,15 +999,26 @@ draw_node_flat (SkCanvas     *self,
     }
   else
     {
-      outline = dark ? rgba (0x5e5c64, 1) : rgba (0xc0bfbc, 1);
+      outline = dark ? rgba (0x5e5c64, 1) : rgba (0x9a9996, 1);
       grow = 1 / self->zoom;
     }
 
   graphene_rect_inset_r (&rect, -grow, -grow, &outer);
   gtk_snapshot_append_color (snapshot, &outline, &outer);
   gtk_snapshot_append_color (snapshot, &fill, &rect);
-  gtk_snapshot_append_color (snapshot, &stripe,
-                             &GRAPHENE_RECT_INIT (rect.origin.x, rect.origin.y, STRIPE_WIDTH * 3, NODE_H));
+}
+
+static void
+append_layout_at (GtkSnapshot   *snapshot,
+                  PangoLayout   *layout,
+                  double         x,
+                  double         y,
+                  const GdkRGBA *color)
+{
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
+  gtk_snapshot_append_layout (snapshot, layout, color);
+  gtk_snapshot_restore (snapshot);
 }
 
 static void
@@ -480,16 +1029,25 @@ draw_node (SkCanvas     *self,
 {
   SkNodeState state = sk_node_get_state (item->node);
   gboolean dark = is_dark ();
+  gboolean problem = node_has_problem (self, item->node);
   graphene_rect_t rect = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
   GdkRGBA fill = dark ? rgba (0x3a3a3a, 1) : rgba (0xffffff, 1);
   GdkRGBA border = dark ? rgba (0x5e5c64, 1) : rgba (0xc0bfbc, 1);
   GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
   GdkRGBA dim = dark ? rgba (0xffffff, 0.7f) : rgba (0x241f31, 0.7f);
+  GdkRGBA dimmer = dark ? rgba (0xffffff, 0.55f) : rgba (0x241f31, 0.55f);
   GdkRGBA accent = rgba (0x3584e4, 1);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
   GdkRGBA stripe = state_color (state);
   GskRoundedRect rounded;
   PangoLayout *name;
   PangoLayout *status;
+  PangoLayout *task = NULL;
+  int name_h, status_h, task_h = 0;
+  double room = NODE_H - 2 * TEXT_MARGIN;
+  double used;
+  double x, y;
+  gboolean show_status, show_task;
 
   if (item->node == self->hover.node && !selected)
     fill = dark ? rgba (0x454545, 1) : rgba (0xf6f5f4, 1);
@@ -514,15 +1072,17 @@ draw_node (SkCanvas     *self,
       /* A segment sliding along the bottom edge shows that the step works. */
       double phase = fmod (self->frame_time / 1e6, 1.2) / 1.2;
       double bar = NODE_W * 0.3;
-      double x = rect.origin.x - bar + phase * (NODE_W + bar);
+      double bx = rect.origin.x - bar + phase * (NODE_W + bar);
 
       gtk_snapshot_append_color (snapshot, &stripe,
-                                 &GRAPHENE_RECT_INIT (x, rect.origin.y + NODE_H - 4, bar, 4));
+                                 &GRAPHENE_RECT_INIT (bx, rect.origin.y + NODE_H - 4, bar, 4));
     }
   gtk_snapshot_pop (snapshot);
 
   if (selected)
     append_rounded_border (snapshot, &rect, NODE_RADIUS, 2.5, &accent);
+  else if (problem)
+    append_rounded_border (snapshot, &rect, NODE_RADIUS, 2.5, &error);
   else
     append_rounded_border (snapshot, &rect, NODE_RADIUS, 1, &border);
 
@@ -534,17 +1094,163 @@ draw_node (SkCanvas     *self,
       append_rounded_border (snapshot, &outer, NODE_RADIUS + 2, 2, &accent);
     }
 
+  /* The name comes first, on up to two lines; then the state, and the
+   * task's first line when zoomed in enough to read it, each as far as
+   * there is room in the box. */
   name = item_layout (self, item);
   status = state_layout (self, state);
+  pango_layout_get_pixel_size (name, NULL, &name_h);
+  pango_layout_get_pixel_size (status, NULL, &status_h);
+  if (self->zoom >= TASK_MIN_ZOOM)
+    task = task_layout (self, item);
+  if (task != NULL)
+    pango_layout_get_pixel_size (task, NULL, &task_h);
 
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot,
-                          &GRAPHENE_POINT_INIT (rect.origin.x + STRIPE_WIDTH + LABEL_PAD,
-                                                rect.origin.y + 10));
-  gtk_snapshot_append_layout (snapshot, name, &text);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (0, 22));
-  gtk_snapshot_append_layout (snapshot, status, &dim);
-  gtk_snapshot_restore (snapshot);
+  show_status = name_h + status_h <= room;
+  show_task = task != NULL && name_h + task_h + (show_status ? status_h : 0) <= room;
+  used = name_h + (show_status ? status_h : 0) + (show_task ? task_h : 0);
+
+  x = rect.origin.x + STRIPE_WIDTH + LABEL_PAD;
+  y = rect.origin.y + MAX (TEXT_MARGIN, (NODE_H - used) / 2);
+  append_layout_at (snapshot, name, x, y, problem ? &error : &text);
+  self->names_painted++;
+  y += name_h;
+  if (show_task)
+    {
+      append_layout_at (snapshot, task, x, y, &dimmer);
+      y += task_h;
+    }
+  if (show_status)
+    append_layout_at (snapshot, status, x, y, &dim);
+}
+
+/* What flowed along the edges out of the steps that have run, at the
+ * middle of each edge. */
+static void
+draw_flow_labels (SkCanvas              *self,
+                  GtkSnapshot           *snapshot,
+                  const graphene_rect_t *view)
+{
+  gboolean dark = is_dark ();
+  GdkRGBA pill = dark ? rgba (0x303030, 0.92f) : rgba (0xffffff, 0.92f);
+  GdkRGBA text = dark ? rgba (0xffffff, 0.8f) : rgba (0x241f31, 0.8f);
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *to = g_ptr_array_index (self->items, i);
+      const char * const *priors = sk_node_get_priors (to->node);
+
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          PangoLayout *layout;
+          double p[8];
+          double mx, my;
+          int w, h;
+
+          if (from == NULL || from->flow_text == NULL)
+            continue;
+          _sk_canvas_edge_route (from, to, p);
+          if (!_sk_canvas_edge_visible (p, view))
+            continue;
+
+          layout = flow_layout (self, from);
+          pango_layout_get_pixel_size (layout, &w, &h);
+          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          append_rounded_fill (snapshot, &GRAPHENE_RECT_INIT (mx - w / 2.0 - 5, my - h / 2.0 - 1, w + 10, h + 2),
+                               (h + 2) / 2.0, &pill);
+          append_layout_at (snapshot, layout, mx - w / 2.0, my - h / 2.0, &text);
+        }
+    }
+}
+
+/* Zoomed out, names are drawn unscaled over their boxes, as many as fit
+ * without overlapping: first those of the selected, hovered and troubled
+ * steps, then the others in the workflow's order. */
+static void
+draw_names (SkCanvas              *self,
+            GtkSnapshot           *snapshot,
+            GtkBitset             *selected,
+            const graphene_rect_t *view)
+{
+  gboolean dark = is_dark ();
+  GdkRGBA pill = dark ? rgba (0x242424, 0.75f) : rgba (0xffffff, 0.75f);
+  GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
+  /* As wide as the box, or a few words where the box is smaller; on two
+   * lines where the boxes are far enough apart. */
+  double width = CLAMP (NODE_W * self->zoom - 6, NAME_MIN_WIDTH, NAME_MAX_WIDTH);
+  int lines = self->zoom >= NAME_TWO_LINES_ZOOM ? 2 : 1;
+  g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
+
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < self->items->len; i++)
+      {
+        SkCanvasItem *item = g_ptr_array_index (self->items, i);
+        gboolean problem = node_has_problem (self, item->node);
+        gboolean first = problem || item->node == self->hover.node || gtk_bitset_contains (selected, i);
+        graphene_rect_t box = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
+        graphene_rect_t pill_rect;
+        PangoLayout *layout;
+        double x, y;
+        int w, h;
+        gboolean free = TRUE;
+
+        if (first != (pass == 0) || !graphene_rect_intersection (&box, view, NULL))
+          continue;
+
+        layout = label_layout (self, item, width, lines);
+        pango_layout_get_pixel_size (layout, &w, &h);
+        _sk_canvas_model_to_widget (self, item->x, item->y, &x, &y);
+        pill_rect = GRAPHENE_RECT_INIT (round (x - w / 2.0) - 4, round (y - h / 2.0) - 1, w + 8, h + 2);
+
+        for (guint k = 0; k < placed->len && free; k++)
+          free = !graphene_rect_intersection (&g_array_index (placed, graphene_rect_t, k), &pill_rect, NULL);
+        if (!free)
+          continue;
+
+        g_array_append_val (placed, pill_rect);
+        append_rounded_fill (snapshot, &pill_rect, 4, &pill);
+        append_layout_at (snapshot, layout, pill_rect.origin.x + 4, pill_rect.origin.y + 1,
+                          problem ? &error : &text);
+        self->names_painted++;
+      }
+}
+
+static void
+draw_problem_badges (SkCanvas              *self,
+                     GtkSnapshot           *snapshot,
+                     const graphene_rect_t *view)
+{
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *to = g_ptr_array_index (self->items, i);
+      const char * const *priors = sk_node_get_priors (to->node);
+      double x, y;
+
+      if (self->problem_nodes != NULL && node_has_problem (self, to->node) &&
+          graphene_rect_contains_point (view, &GRAPHENE_POINT_INIT (to->x - NODE_W / 2, to->y - NODE_H / 2)))
+        {
+          _sk_canvas_model_to_widget (self, to->x - NODE_W / 2, to->y - NODE_H / 2, &x, &y);
+          draw_badge (snapshot, x, y);
+        }
+
+      for (guint j = 0; self->problem_edges != NULL && priors != NULL && priors[j] != NULL; j++)
+        {
+          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          double p[8];
+          double mx, my;
+
+          if (from == NULL || !edge_has_problem (self, from, to))
+            continue;
+          _sk_canvas_edge_route (from, to, p);
+          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          if (!graphene_rect_contains_point (view, &GRAPHENE_POINT_INIT (mx, my)))
+            continue;
+          _sk_canvas_model_to_widget (self, mx, my, &x, &y);
+          draw_badge (snapshot, x, y);
+        }
+    }
 }
 
 static void
@@ -579,8 +1285,10 @@ _sk_canvas_snapshot (GtkWidget   *widget,
   GdkRGBA dot = dark ? rgba (0xffffff, 0.08f) : rgba (0x000000, 0.08f);
   g_autoptr(GtkBitset) selected = NULL;
   graphene_rect_t view;
-  gboolean labels = self->zoom >= LABEL_MIN_ZOOM;
+  gboolean detail = self->zoom >= DETAIL_MIN_ZOOM;
+  gboolean buttons;
 
+  self->names_painted = 0;
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
 
@@ -623,6 +1331,9 @@ _sk_canvas_snapshot (GtkWidget   *widget,
   else
     selected = gtk_bitset_new_empty ();
 
+  if (self->zoom >= FLOW_MIN_ZOOM)
+    draw_flow_labels (self, snapshot, &view);
+
   for (guint i = 0; i < self->items->len; i++)
     {
       SkCanvasItem *item = g_ptr_array_index (self->items, i);
@@ -634,7 +1345,7 @@ _sk_canvas_snapshot (GtkWidget   *widget,
 
       if (graphene_rect_intersection (&box, &view, NULL))
         {
-          if (labels)
+          if (detail)
             draw_node (self, snapshot, item, gtk_bitset_contains (selected, i));
           else
             draw_node_flat (self, snapshot, item, gtk_bitset_contains (selected, i));
@@ -645,5 +1356,26 @@ _sk_canvas_snapshot (GtkWidget   *widget,
     draw_rubber_band (self, snapshot);
 
   gtk_snapshot_restore (snapshot);
+
+  /* In widget coordinates: what keeps its size on screen. */
+  if (!detail && self->zoom >= NAME_MIN_ZOOM)
+    draw_names (self, snapshot, selected, &view);
+
+  draw_problem_badges (self, snapshot, &view);
+
+  buttons = self->zoom >= TASK_MIN_ZOOM && !run_going (self);
+  if (buttons)
+    {
+      SkCanvasItem *focus = _sk_canvas_lookup_item (self, self->focus);
+      SkCanvasItem *hover = _sk_canvas_lookup_item (self, self->hover.node);
+      guint position;
+
+      if (focus != NULL && _sk_canvas_item_position (self, focus->node, &position) &&
+          run_button_shown (self, focus, gtk_bitset_contains (selected, position)))
+        draw_run_button (self, snapshot, focus);
+      if (hover != NULL && hover != focus && run_button_shown (self, hover, FALSE))
+        draw_run_button (self, snapshot, hover);
+    }
+
   gtk_snapshot_pop (snapshot);
 }

@@ -13,6 +13,9 @@ G_BEGIN_DECLS
 #define SK_CANVAS_NODE_WIDTH  168.0
 #define SK_CANVAS_NODE_HEIGHT  60.0
 #define SK_CANVAS_MIN_ZOOM      0.2
+/* Zooming out stops at SK_CANVAS_MIN_ZOOM, or lower when the workflow
+ * needs it to fit, but never below this. */
+#define SK_CANVAS_LEAST_ZOOM    0.001
 #define SK_CANVAS_MAX_ZOOM      4.0
 #define SK_CANVAS_ZOOM_STEP     1.2
 #define SK_CANVAS_GRID_DX     220.0
@@ -27,6 +30,14 @@ typedef struct
   double       y;
   PangoLayout *layout;
   gboolean     busy;
+
+  /* sk-canvas-paint.c's caches: the task's first line, the name as drawn
+   * zoomed out, and what the step's last run left for its successors. */
+  PangoLayout *task_layout;
+  PangoLayout *label_layout;
+  PangoLayout *flow_layout;
+  char        *flow_text;
+  gint64       output_size;
 } SkCanvasItem;
 
 /* Which tool owns the sequence of the primary button's drag. */
@@ -90,7 +101,7 @@ struct _SkCanvas
   GtkWidget           *popover;
   GCancellable        *layout_cancellable;
   GskRenderNode       *edge_cache;
-  PangoLayout         *state_layouts[SK_NODE_STATE_WRITING_CODE + 1];
+  PangoLayout         *state_layouts[SK_NODE_STATE_NO_CODE + 1];
 
   /* One SkCanvasItem per step, in the workflow's order, so an item's index
    * is its step's position in the project and in the selection model. */
@@ -133,6 +144,27 @@ struct _SkCanvas
   guint                owns_selection : 1;
   guint                deferred_select : 1;
   guint                deferred_follow : 1;
+
+  /* Widgets over the canvas: the minimap, the find bar and the hint of
+   * connect mode (sk-canvas-minimap.c, sk-canvas-find.c,
+   * sk-canvas-overlays.c), and the last toast that offered Undo. */
+  GtkWidget           *minimap;
+  GtkWidget           *find_bar;
+  GtkWidget           *find_entry;
+  GtkWidget           *find_label;
+  GtkWidget           *connect_hint;
+  GPtrArray           *find_matches;
+  guint                find_index;
+  GskRenderNode       *minimap_cache;
+  guint64              minimap_key;
+  gpointer             undo_toast;
+
+  /* Painting: the steps (ids) and connections ("prior\nstep" ids) marked
+   * as having a problem, and how many names the last frame painted, which
+   * the tests read. */
+  GHashTable          *problem_nodes;
+  GHashTable          *problem_edges;
+  guint                names_painted;
 };
 
 /* Steps that are at work, running or having their code written, are
@@ -189,6 +221,11 @@ void          _sk_canvas_replace_selection    (SkCanvas               *self,
                                                GtkSelectionModel      *selection);
 void          _sk_canvas_drop_selection       (SkCanvas               *self);
 void          _sk_canvas_apply_deferred_selection (SkCanvas           *self);
+gboolean      _sk_canvas_edge_hit             (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y,
+                                               SkNode                **prior,
+                                               SkNode                **node);
 
 /* sk-canvas-view.c: the view transform and hit testing */
 void          _sk_canvas_model_to_widget      (SkCanvas               *self,
@@ -214,9 +251,6 @@ void          _sk_canvas_fit_to_view          (SkCanvas               *self);
 void          _sk_canvas_request_fit          (SkCanvas               *self);
 void          _sk_canvas_scroll_to_item       (SkCanvas               *self,
                                                SkCanvasItem           *item);
-void          _sk_canvas_edge_points          (SkCanvasItem           *from,
-                                               SkCanvasItem           *to,
-                                               double                  p[8]);
 gboolean      _sk_canvas_edge_visible         (const double            p[8],
                                                const graphene_rect_t  *view);
 void          _sk_canvas_cubic_point          (const double            p[8],
@@ -226,11 +260,35 @@ void          _sk_canvas_cubic_point          (const double            p[8],
 SkNode       *_sk_canvas_node_at              (SkCanvas               *self,
                                                double                  x,
                                                double                  y);
-gboolean      _sk_canvas_edge_at              (SkCanvas               *self,
+
+double        _sk_canvas_min_zoom             (SkCanvas               *self);
+gboolean      _sk_canvas_content_rect         (SkCanvas               *self,
+                                               graphene_rect_t        *rect);
+
+/* sk-canvas-overlays.c, sk-canvas-minimap.c, sk-canvas-find.c: the widgets
+ * over the canvas */
+void          _sk_canvas_overlays_init        (SkCanvas               *self);
+void          _sk_canvas_overlays_dispose     (SkCanvas               *self);
+void          _sk_canvas_overlays_allocate    (SkCanvas               *self,
+                                               int                     width,
+                                               int                     height);
+void          _sk_canvas_overlays_snapshot    (GtkWidget              *widget,
+                                               GtkSnapshot            *snapshot);
+void          _sk_canvas_connect_hint_update  (SkCanvas               *self);
+GtkWidget    *_sk_canvas_minimap_new          (SkCanvas               *self);
+gboolean      _sk_canvas_minimap_shown        (SkCanvas               *self);
+void          _sk_canvas_minimap_snapshot     (SkCanvas               *self,
+                                               GtkSnapshot            *snapshot);
+void          _sk_canvas_minimap_move_view    (SkCanvas               *self,
                                                double                  x,
-                                               double                  y,
-                                               SkNode                **prior,
-                                               SkNode                **node);
+                                               double                  y);
+void          _sk_canvas_find_init            (SkCanvas               *self);
+void          _sk_canvas_find_dispose         (SkCanvas               *self);
+void          _sk_canvas_find_open            (SkCanvas               *self);
+void          _sk_canvas_find_close           (SkCanvas               *self);
+void          _sk_canvas_find_update          (SkCanvas               *self);
+void          _sk_canvas_find_step            (SkCanvas               *self,
+                                               int                     delta);
 
 /* sk-canvas-paint.c: drawing */
 void          _sk_canvas_snapshot             (GtkWidget              *widget,
@@ -238,6 +296,18 @@ void          _sk_canvas_snapshot             (GtkWidget              *widget,
 void          _sk_canvas_invalidate_edges     (SkCanvas               *self);
 void          _sk_canvas_clear_text_caches    (SkCanvas               *self);
 const char   *_sk_canvas_state_label          (SkNodeState             state);
+void          _sk_canvas_edge_route           (SkCanvasItem           *from,
+                                               SkCanvasItem           *to,
+                                               double                  p[8]);
+void          _sk_canvas_item_changed         (SkCanvas               *self,
+                                               SkCanvasItem           *item,
+                                               const char             *property);
+void          _sk_canvas_item_clear_paint     (SkCanvasItem           *item);
+void          _sk_canvas_paint_dispose        (SkCanvas               *self);
+gboolean      _sk_canvas_run_button_at        (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y,
+                                               SkNode                **node);
 
 /* sk-canvas-tools.c: the gestures */
 void          _sk_canvas_tools_init           (SkCanvas               *self);

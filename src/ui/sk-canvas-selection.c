@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include "sk-canvas-private.h"
 
 /* Selection
@@ -374,4 +376,96 @@ _sk_canvas_select_edge (SkCanvas *self,
   self->edge_prior = prior;
   self->edge_node = node;
   _sk_canvas_selection_changed (self);
+}
+
+/* Hit testing of connections, along the curves sk-canvas-paint.c draws */
+
+#define EDGE_TOLERANCE 6.0
+#define EDGE_HIT_SAMPLES 24
+
+static double
+distance_to_segment (double px,
+                     double py,
+                     double ax,
+                     double ay,
+                     double bx,
+                     double by)
+{
+  double dx = bx - ax;
+  double dy = by - ay;
+  double length2 = dx * dx + dy * dy;
+  double t = length2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / length2 : 0;
+
+  t = CLAMP (t, 0, 1);
+
+  return hypot (px - (ax + t * dx), py - (ay + t * dy));
+}
+
+/**
+ * _sk_canvas_edge_hit:
+ * @self: a #SkCanvas
+ * @x: widget x
+ * @y: widget y
+ * @prior: (out): the prior of the connection at (@x, @y)
+ * @node: (out): its step
+ *
+ * Finds the connection drawn at (@x, @y), within a few pixels, the one
+ * drawn last first.
+ *
+ * Returns: whether there is one
+ */
+gboolean
+_sk_canvas_edge_hit (SkCanvas  *self,
+                     double     x,
+                     double     y,
+                     SkNode   **prior,
+                     SkNode   **node)
+{
+  double mx, my;
+  double tolerance = EDGE_TOLERANCE / self->zoom;
+  graphene_rect_t near;
+
+  if (self->project == NULL)
+    return FALSE;
+
+  _sk_canvas_widget_to_model (self, x, y, &mx, &my);
+  near = GRAPHENE_RECT_INIT (mx - tolerance, my - tolerance, 2 * tolerance, 2 * tolerance);
+
+  for (guint i = self->items->len; i > 0; i--)
+    {
+      SkCanvasItem *to = g_ptr_array_index (self->items, i - 1);
+      const char * const *priors = sk_node_get_priors (to->node);
+
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          double p[8];
+          double last_x, last_y;
+
+          if (from == NULL)
+            continue;
+          _sk_canvas_edge_route (from, to, p);
+          if (!_sk_canvas_edge_visible (p, &near))
+            continue;
+
+          last_x = p[0];
+          last_y = p[1];
+          for (int k = 1; k <= EDGE_HIT_SAMPLES; k++)
+            {
+              double bx, by;
+
+              _sk_canvas_cubic_point (p, (double) k / EDGE_HIT_SAMPLES, &bx, &by);
+              if (distance_to_segment (mx, my, last_x, last_y, bx, by) <= tolerance)
+                {
+                  *prior = from->node;
+                  *node = to->node;
+                  return TRUE;
+                }
+              last_x = bx;
+              last_y = by;
+            }
+        }
+    }
+
+  return FALSE;
 }

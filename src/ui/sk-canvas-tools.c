@@ -49,6 +49,7 @@ _sk_canvas_connect_tool_cancel (SkCanvas *self)
     return;
 
   self->connect.source = NULL;
+  _sk_canvas_connect_hint_update (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -62,6 +63,7 @@ _sk_canvas_connect_tool_use (SkCanvas *self,
     {
       self->connect.source = node;
       _sk_canvas_select_only (self, node);
+      _sk_canvas_connect_hint_update (self);
       return;
     }
 
@@ -73,6 +75,7 @@ _sk_canvas_connect_tool_use (SkCanvas *self,
 
   _sk_canvas_connect_steps (self, self->connect.source, node);
   self->connect.source = NULL;
+  _sk_canvas_connect_hint_update (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -111,6 +114,7 @@ _sk_canvas_click (SkCanvas        *self,
   SkNode *node;
   SkNode *edge_prior = NULL;
   SkNode *edge_node = NULL;
+  SkNode *run_node = NULL;
   double mx, my;
 
   if (self->project == NULL)
@@ -133,6 +137,14 @@ _sk_canvas_click (SkCanvas        *self,
 
   if (button != GDK_BUTTON_PRIMARY)
     return;
+
+  /* Run button tool */
+  if ((state & (GDK_ALT_MASK | GDK_CONTROL_MASK | GDK_SHIFT_MASK)) == 0 && n_press == 1 &&
+      _sk_canvas_run_button_at (self, x, y, &run_node))
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self), "win.run-node", "s", sk_node_get_key (run_node));
+      return;
+    }
 
   /* Edit tool */
   if (state & GDK_ALT_MASK)
@@ -162,7 +174,7 @@ _sk_canvas_click (SkCanvas        *self,
       return;
     }
 
-  if (_sk_canvas_edge_at (self, x, y, &edge_prior, &edge_node))
+  if (_sk_canvas_edge_hit (self, x, y, &edge_prior, &edge_node))
     {
       _sk_canvas_select_edge (self, edge_prior, edge_node);
       return;
@@ -320,7 +332,7 @@ _sk_canvas_drag_begin (SkCanvas        *self,
       SkNode *prior, *child;
 
       /* A press on an edge is a click that selects it. */
-      if (_sk_canvas_edge_at (self, x, y, &prior, &child))
+      if (_sk_canvas_edge_hit (self, x, y, &prior, &child))
         return FALSE;
 
       rubber_band_begin (self, x, y, state);
@@ -556,6 +568,13 @@ query_tooltip_cb (SkCanvas   *self,
   SkNode *node = keyboard ? self->focus : _sk_canvas_node_at (self, x, y);
   const char *task;
   g_autofree char *text = NULL;
+  SkNode *run_node = NULL;
+
+  if (!keyboard && _sk_canvas_run_button_at (self, x, y, &run_node))
+    {
+      gtk_tooltip_set_text (tooltip, _("Run This Step"));
+      return TRUE;
+    }
 
   if (node == NULL)
     return FALSE;
@@ -578,7 +597,10 @@ _sk_canvas_forget_node (SkCanvas *self,
   if (self->hover.node == node)
     self->hover.node = NULL;
   if (self->connect.source == node)
-    self->connect.source = NULL;
+    {
+      self->connect.source = NULL;
+      _sk_canvas_connect_hint_update (self);
+    }
   if (self->drag == SK_CANVAS_DRAG_MOVE || self->drag == SK_CANVAS_DRAG_PENDING_MOVE)
     {
       for (guint i = 0; i < self->move.origins->len; i++)

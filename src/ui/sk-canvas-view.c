@@ -17,8 +17,6 @@
 
 #define NODE_W SK_CANVAS_NODE_WIDTH
 #define NODE_H SK_CANVAS_NODE_HEIGHT
-#define EDGE_TOLERANCE 6.0
-#define EDGE_HIT_SAMPLES 24
 
 void
 _sk_canvas_model_to_widget (SkCanvas *self,
@@ -56,6 +54,67 @@ _sk_canvas_visible_model_rect (SkCanvas        *self,
   graphene_rect_init (rect, x0, y0, x1 - x0, y1 - y0);
 }
 
+#define FIT_MARGIN 48.0
+
+/* The box around every step, in model coordinates; %FALSE without steps. */
+gboolean
+_sk_canvas_content_rect (SkCanvas        *self,
+                         graphene_rect_t *rect)
+{
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+
+  if (self->items->len == 0)
+    return FALSE;
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+
+      x0 = MIN (x0, item->x - NODE_W / 2);
+      y0 = MIN (y0, item->y - NODE_H / 2);
+      x1 = MAX (x1, item->x + NODE_W / 2);
+      y1 = MAX (y1, item->y + NODE_H / 2);
+    }
+
+  graphene_rect_init (rect, x0, y0, x1 - x0, y1 - y0);
+  return TRUE;
+}
+
+/* The zoom at which the whole workflow fits into the view, or 0 when that
+ * is not known yet. */
+static double
+fit_zoom (SkCanvas              *self,
+          const graphene_rect_t *content)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+
+  if (width <= 0 || height <= 0)
+    return 0;
+
+  return MIN (MAX (1.0, width - 2 * FIT_MARGIN) / content->size.width,
+              MAX (1.0, height - 2 * FIT_MARGIN) / content->size.height);
+}
+
+/* How far the user may zoom out: SK_CANVAS_MIN_ZOOM, or further when the
+ * workflow is too large to fit at it, so that zooming out can always show
+ * all of it, as Fit does. Level of detail keeps drawing it cheap. */
+double
+_sk_canvas_min_zoom (SkCanvas *self)
+{
+  graphene_rect_t content;
+  double zoom;
+
+  if (!_sk_canvas_content_rect (self, &content))
+    return SK_CANVAS_MIN_ZOOM;
+
+  zoom = fit_zoom (self, &content);
+  if (zoom <= 0)
+    return SK_CANVAS_MIN_ZOOM;
+
+  return CLAMP (zoom, SK_CANVAS_LEAST_ZOOM, SK_CANVAS_MIN_ZOOM);
+}
+
 /* Zooms keeping the model point under (@x, @y) in place. */
 void
 _sk_canvas_zoom_around (SkCanvas *self,
@@ -65,7 +124,7 @@ _sk_canvas_zoom_around (SkCanvas *self,
 {
   double mx, my;
 
-  zoom = CLAMP (zoom, SK_CANVAS_MIN_ZOOM, SK_CANVAS_MAX_ZOOM);
+  zoom = CLAMP (zoom, MIN (self->zoom, _sk_canvas_min_zoom (self)), SK_CANVAS_MAX_ZOOM);
   self->auto_fit = FALSE;
   if (zoom == self->zoom)
     return;
@@ -98,28 +157,19 @@ _sk_canvas_fit_to_view (SkCanvas *self)
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
-  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  graphene_rect_t content;
+  graphene_point_t centre;
   double zoom;
-  const double margin = 48;
 
-  if (width <= 0 || height <= 0 || self->items->len == 0)
+  if (width <= 0 || height <= 0 || !_sk_canvas_content_rect (self, &content))
     return;
 
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      SkCanvasItem *item = g_ptr_array_index (self->items, i);
-
-      x0 = MIN (x0, item->x - NODE_W / 2);
-      y0 = MIN (y0, item->y - NODE_H / 2);
-      x1 = MAX (x1, item->x + NODE_W / 2);
-      y1 = MAX (y1, item->y + NODE_H / 2);
-    }
-
-  zoom = MIN ((width - 2 * margin) / (x1 - x0), (height - 2 * margin) / (y1 - y0));
-  zoom = CLAMP (zoom, SK_CANVAS_MIN_ZOOM, 1.0);
+  /* However large the workflow, Fit shows all of it. */
+  zoom = CLAMP (fit_zoom (self, &content), SK_CANVAS_LEAST_ZOOM, 1.0);
+  graphene_rect_get_center (&content, &centre);
   self->zoom = zoom;
-  self->offset_x = width / 2.0 - (x0 + x1) / 2 * zoom;
-  self->offset_y = height / 2.0 - (y0 + y1) / 2 * zoom;
+  self->offset_x = width / 2.0 - centre.x * zoom;
+  self->offset_y = height / 2.0 - centre.y * zoom;
 
   _sk_canvas_invalidate_edges (self);
   _sk_canvas_update_actions (self);
@@ -165,26 +215,6 @@ _sk_canvas_scroll_to_item (SkCanvas     *self,
 
   if (dx != 0 || dy != 0)
     _sk_canvas_pan_to (self, self->offset_x + dx, self->offset_y + dy);
-}
-
-/* Edge geometry, in model coordinates: a cubic Bézier curve from the bottom
- * of @from to just above the top of @to, as p[0..7] = x0 y0 … x3 y3. */
-void
-_sk_canvas_edge_points (SkCanvasItem *from,
-                        SkCanvasItem *to,
-                        double        p[8])
-{
-  double dy;
-
-  p[0] = from->x;
-  p[1] = from->y + NODE_H / 2;
-  p[6] = to->x;
-  p[7] = to->y - NODE_H / 2 - 2;
-  dy = MAX (40.0, fabs (p[7] - p[1]) / 2);
-  p[2] = p[0];
-  p[3] = p[1] + dy;
-  p[4] = p[6];
-  p[5] = p[7] - dy;
 }
 
 /* Whether the box around the curve's control points, which holds the whole
@@ -235,75 +265,4 @@ _sk_canvas_node_at (SkCanvas *self,
     }
 
   return NULL;
-}
-
-static double
-distance_to_segment (double px,
-                     double py,
-                     double ax,
-                     double ay,
-                     double bx,
-                     double by)
-{
-  double dx = bx - ax;
-  double dy = by - ay;
-  double length2 = dx * dx + dy * dy;
-  double t = length2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / length2 : 0;
-
-  t = CLAMP (t, 0, 1);
-
-  return hypot (px - (ax + t * dx), py - (ay + t * dy));
-}
-
-gboolean
-_sk_canvas_edge_at (SkCanvas  *self,
-                    double     x,
-                    double     y,
-                    SkNode   **prior,
-                    SkNode   **node)
-{
-  double mx, my;
-  double tolerance = EDGE_TOLERANCE / self->zoom;
-
-  _sk_canvas_widget_to_model (self, x, y, &mx, &my);
-
-  for (guint i = self->items->len; i > 0; i--)
-    {
-      SkCanvasItem *to = g_ptr_array_index (self->items, i - 1);
-      const char * const *priors = sk_node_get_priors (to->node);
-
-      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
-        {
-          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
-          double p[8];
-          double last_x, last_y;
-          graphene_rect_t near = GRAPHENE_RECT_INIT (mx - tolerance, my - tolerance, 2 * tolerance, 2 * tolerance);
-
-          if (from == NULL)
-            continue;
-          _sk_canvas_edge_points (from, to, p);
-          if (!_sk_canvas_edge_visible (p, &near))
-            continue;
-
-          last_x = p[0];
-          last_y = p[1];
-          for (int k = 1; k <= EDGE_HIT_SAMPLES; k++)
-            {
-              double bx, by;
-
-              _sk_canvas_cubic_point (p, (double) k / EDGE_HIT_SAMPLES, &bx, &by);
-
-              if (distance_to_segment (mx, my, last_x, last_y, bx, by) <= tolerance)
-                {
-                  *prior = from->node;
-                  *node = to->node;
-                  return TRUE;
-                }
-              last_x = bx;
-              last_y = by;
-            }
-        }
-    }
-
-  return FALSE;
 }

@@ -52,6 +52,7 @@ item_free (gpointer data)
   SkCanvasItem *item = data;
 
   g_clear_object (&item->layout);
+  _sk_canvas_item_clear_paint (item);
   g_clear_object (&item->node);
   g_free (item);
 }
@@ -236,6 +237,8 @@ node_notify_cb (SkCanvas   *self,
   if (item == NULL)
     return;
 
+  _sk_canvas_item_changed (self, item, name);
+
   if (g_str_equal (name, "x") || g_str_equal (name, "y") || g_str_equal (name, "has-position"))
     {
       guint index = 0;
@@ -286,6 +289,7 @@ add_item (SkCanvas *self,
   g_hash_table_insert (self->by_node, node, item);
 
   g_signal_connect_object (node, "notify", G_CALLBACK (node_notify_cb), self, G_CONNECT_SWAPPED);
+  _sk_canvas_item_changed (self, item, "state");
   set_item_busy (self, item, _sk_canvas_state_is_busy (sk_node_get_state (node)));
 }
 
@@ -406,6 +410,7 @@ sk_canvas_size_allocate (GtkWidget *widget,
     }
 
   _sk_canvas_invalidate_edges (self);
+  _sk_canvas_overlays_allocate (self, width, height);
 
   if (self->popover != NULL)
     gtk_popover_present (GTK_POPOVER (self->popover));
@@ -435,8 +440,10 @@ sk_canvas_dispose (GObject *object)
   _sk_canvas_drop_selection (self);
   g_clear_object (&self->history);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
+  _sk_canvas_overlays_dispose (self);
   g_clear_pointer (&self->edge_cache, gsk_render_node_unref);
   _sk_canvas_clear_text_caches (self);
+  _sk_canvas_paint_dispose (self);
 
   G_OBJECT_CLASS (sk_canvas_parent_class)->dispose (object);
 }
@@ -534,7 +541,7 @@ sk_canvas_class_init (SkCanvasClass *klass)
   object_class->get_property = sk_canvas_get_property;
   object_class->set_property = sk_canvas_set_property;
 
-  widget_class->snapshot = _sk_canvas_snapshot;
+  widget_class->snapshot = _sk_canvas_overlays_snapshot;
   widget_class->measure = sk_canvas_measure;
   widget_class->size_allocate = sk_canvas_size_allocate;
   widget_class->css_changed = sk_canvas_css_changed;
@@ -567,7 +574,7 @@ sk_canvas_class_init (SkCanvasClass *klass)
 
   properties [PROP_ZOOM] =
     g_param_spec_double ("zoom", NULL, NULL,
-                         SK_CANVAS_MIN_ZOOM, SK_CANVAS_MAX_ZOOM, 1.0,
+                         SK_CANVAS_LEAST_ZOOM, SK_CANVAS_MAX_ZOOM, 1.0,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -636,6 +643,7 @@ sk_canvas_init (SkCanvas *self)
   self->popover = gtk_popover_menu_new_from_model (NULL);
   gtk_widget_set_parent (self->popover, GTK_WIDGET (self));
   gtk_popover_set_has_arrow (GTK_POPOVER (self->popover), TRUE);
+  _sk_canvas_overlays_init (self);
 
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Workflow canvas"),

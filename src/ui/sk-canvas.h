@@ -36,5 +36,8 @@ void               sk_canvas_set_zoom           (SkCanvas          *self,
 void               sk_canvas_scroll_to_node     (SkCanvas          *self,
                                                  SkNode            *node);
 void               sk_canvas_arrange            (SkCanvas          *self);
+void               sk_canvas_set_problem_marks  (SkCanvas          *self,
+                                                 const char * const *node_ids,
+                                                 const char * const *edge_pairs);
 
 G_END_DECLS

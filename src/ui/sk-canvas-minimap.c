@@ -1,0 +1,327 @@
+/* sk-canvas-minimap.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "sk-canvas"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sk-canvas-private.h"
+
+/* The minimap: the whole workflow in a corner, each step a rectangle in
+ * its state's colour, with a frame around what the view shows. It is shown
+ * only while some of the workflow is out of view; a click or a drag in it
+ * moves the view there.
+ *
+ * The canvas draws the map itself, in its own snapshot, since the map
+ * changes whenever the view or the workflow does, and the canvas redraws
+ * then anyway; the widget only takes the pointer. The rectangles are
+ * cached as one render node until a step moves or changes its state, so a
+ * frame of a 5,000-step workflow costs one loop over the steps. */
+
+#define MINIMAP_WIDTH  200
+#define MINIMAP_HEIGHT 140
+#define MINIMAP_PADDING 8.0
+#define MINIMAP_MIN_BOX 1.5
+
+#define SK_TYPE_CANVAS_MINIMAP (sk_canvas_minimap_get_type ())
+G_DECLARE_FINAL_TYPE (SkCanvasMinimap, sk_canvas_minimap, SK, CANVAS_MINIMAP, GtkWidget)
+
+struct _SkCanvasMinimap
+{
+  GtkWidget  parent_instance;
+
+  SkCanvas  *canvas;
+};
+
+G_DEFINE_FINAL_TYPE (SkCanvasMinimap, sk_canvas_minimap, GTK_TYPE_WIDGET)
+
+/* The map's transform: minimap = model × scale + offset. */
+typedef struct
+{
+  double scale;
+  double offset_x;
+  double offset_y;
+} MapTransform;
+
+static gboolean
+map_transform (SkCanvas     *self,
+               MapTransform *transform)
+{
+  graphene_rect_t content;
+  int width = gtk_widget_get_width (self->minimap);
+  int height = gtk_widget_get_height (self->minimap);
+  double scale;
+
+  if (width <= 0 || height <= 0 || !_sk_canvas_content_rect (self, &content))
+    return FALSE;
+
+  scale = MIN ((width - 2 * MINIMAP_PADDING) / content.size.width,
+               (height - 2 * MINIMAP_PADDING) / content.size.height);
+  transform->scale = scale;
+  transform->offset_x = width / 2.0 - (content.origin.x + content.size.width / 2) * scale;
+  transform->offset_y = height / 2.0 - (content.origin.y + content.size.height / 2) * scale;
+
+  return TRUE;
+}
+
+/* Whether some step is out of view, which is when the map is shown. */
+gboolean
+_sk_canvas_minimap_shown (SkCanvas *self)
+{
+  graphene_rect_t content;
+  graphene_rect_t view;
+
+  if (self->minimap == NULL || self->project == NULL ||
+      !_sk_canvas_content_rect (self, &content))
+    return FALSE;
+
+  _sk_canvas_visible_model_rect (self, &view);
+
+  return !graphene_rect_contains_rect (&view, &content);
+}
+
+static void
+state_colour (SkNodeState  state,
+              GdkRGBA     *colour)
+{
+  guint32 rgb;
+
+  switch ((int) state)
+    {
+    case SK_NODE_STATE_SUCCEEDED:
+    case SK_NODE_STATE_UP_TO_DATE:
+      rgb = 0x2ec27e;
+      break;
+    case SK_NODE_STATE_FAILED:
+      rgb = 0xe01b24;
+      break;
+    case SK_NODE_STATE_RUNNING:
+    case SK_NODE_STATE_QUEUED:
+      rgb = 0x3584e4;
+      break;
+    case SK_NODE_STATE_WRITING_CODE:
+      rgb = 0x9141ac;
+      break;
+    case SK_NODE_STATE_STALE:
+    case SK_NODE_STATE_CANCELLED:
+      rgb = 0xe5a50a;
+      break;
+    default:
+      rgb = 0x9a9996;
+      break;
+    }
+
+  colour->red = ((rgb >> 16) & 0xff) / 255.f;
+  colour->green = ((rgb >> 8) & 0xff) / 255.f;
+  colour->blue = (rgb & 0xff) / 255.f;
+  colour->alpha = 1;
+}
+
+/* A key that changes when anything the rectangles show does. */
+static guint64
+map_key (SkCanvas           *self,
+         const MapTransform *transform)
+{
+  guint64 key = 14695981039346656037ull;
+  double values[3] = { transform->scale, transform->offset_x, transform->offset_y };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    key = (key ^ (guint64) (values[i] * 1024)) * 1099511628211ull;
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+
+      key = (key ^ (guint64) (gint64) (item->x * 4)) * 1099511628211ull;
+      key = (key ^ (guint64) (gint64) (item->y * 4)) * 1099511628211ull;
+      key = (key ^ (guint64) sk_node_get_state (item->node)) * 1099511628211ull;
+    }
+
+  return key ^ self->items->len;
+}
+
+static GskRenderNode *
+build_map (SkCanvas           *self,
+           const MapTransform *transform)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  double w = MAX (MINIMAP_MIN_BOX, SK_CANVAS_NODE_WIDTH * transform->scale);
+  double h = MAX (MINIMAP_MIN_BOX, SK_CANVAS_NODE_HEIGHT * transform->scale);
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+      GdkRGBA colour;
+
+      state_colour (sk_node_get_state (item->node), &colour);
+      gtk_snapshot_append_color (snapshot, &colour,
+                                 &GRAPHENE_RECT_INIT (item->x * transform->scale + transform->offset_x - w / 2,
+                                                      item->y * transform->scale + transform->offset_y - h / 2,
+                                                      w, h));
+    }
+
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
+/* Draws the map where its widget is, in the canvas's coordinates. */
+void
+_sk_canvas_minimap_snapshot (SkCanvas    *self,
+                             GtkSnapshot *snapshot)
+{
+  int width = gtk_widget_get_width (self->minimap);
+  int height = gtk_widget_get_height (self->minimap);
+  graphene_point_t origin;
+  graphene_rect_t view;
+  graphene_rect_t bounds = GRAPHENE_RECT_INIT (0, 0, width, height);
+  GskRoundedRect outline;
+  GdkRGBA background = { 0.5f, 0.5f, 0.5f, 0.18f };
+  GdkRGBA frame = { 0x35 / 255.f, 0x84 / 255.f, 0xe4 / 255.f, 1 };
+  GdkRGBA frame_fill = { 0x35 / 255.f, 0x84 / 255.f, 0xe4 / 255.f, 0.12f };
+  const float frame_widths[4] = { 1.5f, 1.5f, 1.5f, 1.5f };
+  const GdkRGBA frame_colours[4] = { frame, frame, frame, frame };
+  MapTransform transform;
+  guint64 key;
+
+  if (!map_transform (self, &transform) ||
+      !gtk_widget_compute_point (self->minimap, GTK_WIDGET (self), &GRAPHENE_POINT_INIT (0, 0), &origin))
+    return;
+
+  key = map_key (self, &transform);
+  if (self->minimap_cache == NULL || key != self->minimap_key)
+    {
+      g_clear_pointer (&self->minimap_cache, gsk_render_node_unref);
+      self->minimap_cache = build_map (self, &transform);
+      self->minimap_key = key;
+    }
+
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &origin);
+
+  gsk_rounded_rect_init_from_rect (&outline, &bounds, 8);
+  gtk_snapshot_push_rounded_clip (snapshot, &outline);
+  gtk_snapshot_append_color (snapshot, &background, &bounds);
+  if (self->minimap_cache != NULL)
+    gtk_snapshot_append_node (snapshot, self->minimap_cache);
+
+  _sk_canvas_visible_model_rect (self, &view);
+  gsk_rounded_rect_init_from_rect (&outline,
+                                   &GRAPHENE_RECT_INIT (view.origin.x * transform.scale + transform.offset_x,
+                                                        view.origin.y * transform.scale + transform.offset_y,
+                                                        view.size.width * transform.scale,
+                                                        view.size.height * transform.scale),
+                                   2);
+  gtk_snapshot_append_color (snapshot, &frame_fill, &outline.bounds);
+  gtk_snapshot_append_border (snapshot, &outline, frame_widths, frame_colours);
+
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_restore (snapshot);
+}
+
+/* Centres the view on the point of the map at (@x, @y), in the map's
+ * coordinates. */
+void
+_sk_canvas_minimap_move_view (SkCanvas *self,
+                              double    x,
+                              double    y)
+{
+  MapTransform transform;
+  double mx, my;
+
+  if (!map_transform (self, &transform))
+    return;
+
+  mx = (x - transform.offset_x) / transform.scale;
+  my = (y - transform.offset_y) / transform.scale;
+  _sk_canvas_pan_to (self,
+                     gtk_widget_get_width (GTK_WIDGET (self)) / 2.0 - mx * self->zoom,
+                     gtk_widget_get_height (GTK_WIDGET (self)) / 2.0 - my * self->zoom);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The widget */
+
+static void
+drag_begin_cb (SkCanvasMinimap *self,
+               double           x,
+               double           y,
+               GtkGestureDrag  *gesture)
+{
+  /* The canvas below must not take the press for a click on it. */
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  _sk_canvas_minimap_move_view (self->canvas, x, y);
+}
+
+static void
+drag_update_cb (SkCanvasMinimap *self,
+                double           offset_x,
+                double           offset_y,
+                GtkGestureDrag  *gesture)
+{
+  double x, y;
+
+  gtk_gesture_drag_get_start_point (gesture, &x, &y);
+  _sk_canvas_minimap_move_view (self->canvas, x + offset_x, y + offset_y);
+}
+
+static gboolean
+sk_canvas_minimap_contains (GtkWidget *widget,
+                            double     x,
+                            double     y)
+{
+  SkCanvasMinimap *self = SK_CANVAS_MINIMAP (widget);
+
+  /* A hidden map lets the pointer through to the canvas. */
+  return _sk_canvas_minimap_shown (self->canvas) &&
+         GTK_WIDGET_CLASS (sk_canvas_minimap_parent_class)->contains (widget, x, y);
+}
+
+static void
+sk_canvas_minimap_measure (GtkWidget      *widget,
+                           GtkOrientation  orientation,
+                           int             for_size,
+                           int            *minimum,
+                           int            *natural,
+                           int            *minimum_baseline,
+                           int            *natural_baseline)
+{
+  *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? MINIMAP_WIDTH : MINIMAP_HEIGHT;
+}
+
+static void
+sk_canvas_minimap_class_init (SkCanvasMinimapClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  widget_class->contains = sk_canvas_minimap_contains;
+  widget_class->measure = sk_canvas_minimap_measure;
+  gtk_widget_class_set_css_name (widget_class, "minimap");
+}
+
+static void
+sk_canvas_minimap_init (SkCanvasMinimap *self)
+{
+  GtkGesture *drag = gtk_gesture_drag_new ();
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
+  g_signal_connect_object (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "move");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self), _("Click or drag to move the view"));
+}
+
+GtkWidget *
+_sk_canvas_minimap_new (SkCanvas *canvas)
+{
+  SkCanvasMinimap *self = g_object_new (SK_TYPE_CANVAS_MINIMAP, NULL);
+
+  self->canvas = canvas;
+
+  return GTK_WIDGET (self);
+}
