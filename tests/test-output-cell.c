@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 #include <gtksourceview/gtksource.h>
 
+#include "sk-image-viewer.h"
 #include "sk-output-cell.h"
 #include "sk-test-cells.h"
 
@@ -415,6 +416,319 @@ test_output_tokens (Fixture       *fixture,
   dismiss (window, cell);
 }
 
+static GtkWidget *
+find_viewer (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      if (SK_IS_IMAGE_VIEWER (window) && gtk_widget_get_visible (window))
+        return window;
+    }
+
+  return NULL;
+}
+
+static void
+close_viewer (GtkWidget *viewer)
+{
+  gtk_widget_activate_action (viewer, "window.close", NULL);
+  SK_TEST_WAIT_UNTIL (find_viewer () == NULL, WAIT_MSEC);
+}
+
+/* The preview of an image is a button that opens the image large, by a
+ * click or by the keyboard, over the window the cell is in. */
+static void
+test_output_viewer (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  g_autofree char *folder = g_build_filename (fixture->dir, sk_node_get_key (fixture->a), NULL);
+  g_autofree char *png = NULL;
+  g_autofree char *second = NULL;
+  GtkWidget *window;
+  GtkWidget *button;
+  GtkWidget *viewer;
+  double zoom;
+
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  png = g_build_filename (folder, "plot.png", NULL);
+  write_png (png, 1600, 1200);
+  second = g_build_filename (folder, "other.png", NULL);
+  write_png (second, 30, 20);
+  sk_test_write_text (folder, "notes.txt", "notes\n");
+  sk_node_set_output_files (fixture->a, SK_TEST_STRV ("notes.txt", "plot.png", "other.png"));
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present (cell);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (preview_kind (cell), "image") == 0, WAIT_MSEC);
+
+  /* The preview takes the cell's width. */
+  button = child (cell, "picture_button");
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_width (button) > 0, WAIT_MSEC);
+  g_assert_cmpint (gtk_widget_get_width (button), >=, gtk_widget_get_width (child (cell, "files_box")) - 2);
+  g_assert_true (gtk_widget_get_focusable (button));
+  g_assert_null (find_viewer ());
+
+  /* A click. */
+  g_signal_emit_by_name (button, "clicked");
+  viewer = find_viewer ();
+  g_assert_nonnull (viewer);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (viewer)) == GTK_WINDOW (window));
+  g_assert_true (gtk_window_get_modal (GTK_WINDOW (viewer)));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (viewer)), ==, "plot.png");
+
+  /* Zooming changes the scale, and fitting comes back. */
+  SK_TEST_WAIT_UNTIL (sk_image_viewer_get_zoom (SK_IMAGE_VIEWER (viewer)) < 1.0, WAIT_MSEC);
+  zoom = sk_image_viewer_get_zoom (SK_IMAGE_VIEWER (viewer));
+  gtk_widget_activate_action (viewer, "viewer.zoom-in", NULL);
+  g_assert_cmpfloat (sk_image_viewer_get_zoom (SK_IMAGE_VIEWER (viewer)), >, zoom);
+  gtk_widget_activate_action (viewer, "viewer.best-fit", NULL);
+  g_assert_true (sk_image_viewer_get_best_fit (SK_IMAGE_VIEWER (viewer)));
+
+  /* The other images of the step are next, in the drop-down's order. */
+  gtk_widget_activate_action (viewer, "viewer.next", NULL);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (viewer)), ==, "other.png");
+  close_viewer (viewer);
+
+  /* Return or Space on the focused preview activate it as a click does. */
+  gtk_widget_grab_focus (button);
+  g_assert_true (gtk_widget_has_focus (button));
+  gtk_widget_activate (button);
+  SK_TEST_WAIT_UNTIL ((viewer = find_viewer ()) != NULL, WAIT_MSEC);
+  close_viewer (viewer);
+
+  dismiss (window, cell);
+}
+
+static void
+test_output_documents (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  g_autofree char *folder = g_build_filename (fixture->dir, sk_node_get_key (fixture->a), NULL);
+  g_autoptr(GString) csv = g_string_new ("month,total\n");
+  GtkWidget *window;
+  GtkTextBuffer *markdown;
+  GtkTextTag *h1;
+  GtkTextIter start;
+  GtkWidget *table;
+  guint loaded = 0;
+
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  sk_test_write_text (folder, "report.md", "# Sales\n\nThe **best** month was March.\n");
+  for (guint i = 0; i < 1234; i++)
+    g_string_append_printf (csv, "\"2024-%02u, late\",%u\n", i % 12 + 1, i);
+  sk_test_write_text (folder, "totals.csv", csv->str);
+  sk_test_write_text (folder, "small.tsv", "a\tb\n1\t2\n");
+  sk_node_set_output_files (fixture->a, SK_TEST_STRV ("report.md", "totals.csv", "small.tsv"));
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  g_signal_connect_swapped (cell, "preview-loaded", G_CALLBACK (count_cb), &loaded);
+  window = present (cell);
+
+  /* Markdown is rendered. */
+  show_output (cell, &loaded, "report.md", "markdown");
+  markdown = gtk_text_view_get_buffer (child (cell, "markdown_view"));
+  {
+    g_autofree char *text = buffer_text (markdown);
+
+    g_assert_cmpstr (text, ==, "Sales\nThe best month was March.");
+  }
+  h1 = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (markdown), "sk-md-h1");
+  g_assert_nonnull (h1);
+  gtk_text_buffer_get_start_iter (markdown, &start);
+  g_assert_true (gtk_text_iter_has_tag (&start, h1));
+
+  /* A CSV file is a table of its first 500 rows. */
+  show_output (cell, &loaded, "totals.csv", "table");
+  table = gtk_scrolled_window_get_child (child (cell, "table_scroller"));
+  if (GTK_IS_VIEWPORT (table))
+    table = gtk_viewport_get_child (GTK_VIEWPORT (table));
+  g_assert_true (GTK_IS_COLUMN_VIEW (table));
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_column_view_get_columns (GTK_COLUMN_VIEW (table))), ==, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (table)))), ==, 500);
+  g_assert_true (g_str_has_prefix (label (cell, "table_rows_label"), "First 500 of 1"));
+  g_assert_true (g_str_has_suffix (label (cell, "table_rows_label"), "234 rows"));
+
+  show_output (cell, &loaded, "small.tsv", "table");
+  g_assert_cmpstr (label (cell, "table_rows_label"), ==, "1 row");
+
+  /* A report in Markdown is rendered too; plain reports stay labels. */
+  sk_node_set_output_text (fixture->a, "## Done\n\n- 12 months\n- 3 regions\n");
+  g_assert_true (shown (cell, "report_view"));
+  g_assert_false (shown (cell, "output_label"));
+  {
+    g_autofree char *text = buffer_text (gtk_text_view_get_buffer (child (cell, "report_view")));
+
+    g_assert_cmpstr (text, ==, "Done\n• 12 months\n• 3 regions");
+  }
+  sk_node_set_output_text (fixture->a, "Computed 12 monthly totals.");
+  g_assert_false (shown (cell, "report_view"));
+  g_assert_true (shown (cell, "output_label"));
+
+  dismiss (window, cell);
+}
+
+/* The cell as the window shows it: in a scrolled window shorter than the
+ * cell's content. */
+static GtkWidget *
+present_scrolled (GtkWidget *cell)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+
+  g_object_ref_sink (cell);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), cell);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 500, 300);
+  gtk_window_present (GTK_WINDOW (window));
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_mapped (cell), WAIT_MSEC);
+
+  return window;
+}
+
+/* A long traceback takes the room it needs, up to a limit past which it
+ * scrolls; it is never squeezed below its content. */
+static void
+test_output_traceback (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  g_autoptr(GString) traceback = g_string_new ("Traceback (most recent call last):\n");
+  GtkWidget *window;
+  GtkScrolledWindow *scroller;
+  GtkAdjustment *adjustment;
+
+  for (guint i = 0; i < 14; i++)
+    g_string_append_printf (traceback, "  File \"step.py\", line %u, in compute\n", i + 1);
+  g_string_append (traceback, "ValueError: bad month");
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present_scrolled (cell);
+  scroller = child (cell, "detail_scroller");
+  adjustment = gtk_scrolled_window_get_vadjustment (scroller);
+
+  sk_node_set_error (fixture->a, "the script stopped with an error", traceback->str);
+  sk_node_set_state (fixture->a, SK_NODE_STATE_FAILED);
+  SK_TEST_WAIT_UNTIL (gtk_adjustment_get_upper (adjustment) > 100, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (gtk_adjustment_get_page_size (adjustment) >= gtk_adjustment_get_upper (adjustment),
+                      WAIT_MSEC);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (scroller)), >=,
+                   (int) gtk_adjustment_get_upper (adjustment));
+  g_assert_true (gtk_text_view_get_monospace (child (cell, "detail_view")));
+  g_assert_true (shown (cell, "copy_error_button"));
+
+  /* Longer than the limit: as tall as the limit, and scrollable. */
+  for (guint i = 0; i < 100; i++)
+    g_string_append_printf (traceback, "\nmore line %u", i);
+  sk_node_set_error (fixture->a, "the script stopped with an error", traceback->str);
+  SK_TEST_WAIT_UNTIL (gtk_adjustment_get_upper (adjustment) > 1000, WAIT_MSEC);
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_height (GTK_WIDGET (scroller)) >= 400, WAIT_MSEC);
+  g_assert_cmpfloat (gtk_adjustment_get_page_size (adjustment), <, gtk_adjustment_get_upper (adjustment));
+
+  /* A short one again takes little room. */
+  sk_node_set_error (fixture->a, "the script stopped with an error", "one line");
+  SK_TEST_WAIT_UNTIL (gtk_widget_get_height (GTK_WIDGET (scroller)) < 100, WAIT_MSEC);
+
+  dismiss (window, cell);
+}
+
+static void
+test_output_elapsed (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  GtkWidget *window;
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present (cell);
+  g_assert_false (shown (cell, "elapsed_label"));
+
+  sk_node_set_state (fixture->a, SK_NODE_STATE_RUNNING);
+  g_assert_true (shown (cell, "elapsed_label"));
+  g_assert_cmpstr (label (cell, "elapsed_label"), ==, "Running for 0 s");
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (label (cell, "elapsed_label"), "Running for 1 s") == 0, WAIT_MSEC);
+
+  /* The end says how long it took. */
+  sk_node_set_state (fixture->a, SK_NODE_STATE_SUCCEEDED);
+  g_assert_true (shown (cell, "elapsed_label"));
+  g_assert_true (g_str_has_prefix (label (cell, "elapsed_label"), "Took "));
+
+  /* Another step was not seen running; coming back shows the time again. */
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
+  g_assert_false (shown (cell, "elapsed_label"));
+  sk_node_set_state (fixture->b, SK_NODE_STATE_RUNNING);
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
+  g_assert_true (g_str_has_prefix (label (cell, "elapsed_label"), "Took "));
+
+  /* A new run counts from zero; the cell goes away while it runs. */
+  sk_node_set_state (fixture->a, SK_NODE_STATE_RUNNING);
+  g_assert_cmpstr (label (cell, "elapsed_label"), ==, "Running for 0 s");
+
+  dismiss (window, cell);
+}
+
+static void
+test_output_live (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  GtkWidget *cell = sk_output_cell_new ();
+  GtkWidget *window;
+  GtkTextBuffer *buffer;
+  g_autofree char *text = NULL;
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present (cell);
+  buffer = gtk_text_view_get_buffer (child (cell, "live_view"));
+  g_assert_false (shown (cell, "live_box"));
+
+  sk_node_set_state (fixture->a, SK_NODE_STATE_RUNNING);
+
+  /* Pieces may end within a line. */
+  sk_output_cell_append_live_output (SK_OUTPUT_CELL (cell), "loading sa");
+  sk_output_cell_append_live_output (SK_OUTPUT_CELL (cell), "les.csv\n12 rows");
+  g_assert_true (shown (cell, "live_box"));
+  text = buffer_text (buffer);
+  g_assert_cmpstr (text, ==, "loading sales.csv\n12 rows");
+  g_clear_pointer (&text, g_free);
+  g_assert_true (gtk_text_view_get_monospace (child (cell, "live_view")));
+
+  /* Only the last 200 lines are kept. */
+  for (guint i = 0; i < 500; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("\nline %u", i);
+
+      sk_output_cell_append_live_output (SK_OUTPUT_CELL (cell), line);
+    }
+  g_assert_cmpint (gtk_text_buffer_get_line_count (buffer), ==, 201);
+  text = buffer_text (buffer);
+  g_assert_true (g_str_has_prefix (text, "line 299\nline 300\n"));
+  g_assert_true (g_str_has_suffix (text, "\nline 499"));
+  g_clear_pointer (&text, g_free);
+
+  /* Kept when the run ends, cleared when the next starts. */
+  sk_node_set_state (fixture->a, SK_NODE_STATE_SUCCEEDED);
+  g_assert_true (shown (cell, "live_box"));
+  sk_node_set_state (fixture->a, SK_NODE_STATE_RUNNING);
+  g_assert_false (shown (cell, "live_box"));
+  g_assert_cmpint (gtk_text_buffer_get_char_count (buffer), ==, 0);
+
+  /* Another step's output is not this one's. */
+  sk_output_cell_append_live_output (SK_OUTPUT_CELL (cell), "partial");
+  sk_cell_set_node (SK_CELL (cell), fixture->b);
+  g_assert_false (shown (cell, "live_box"));
+
+  sk_output_cell_append_live_output (SK_OUTPUT_CELL (cell), "x\n");
+  sk_output_cell_clear_live_output (SK_OUTPUT_CELL (cell));
+  g_assert_false (shown (cell, "live_box"));
+
+  dismiss (window, cell);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -430,6 +744,11 @@ main (int   argc,
   ADD ("/cells/output/state", test_output_state);
   ADD ("/cells/output/agent", test_output_agent);
   ADD ("/cells/output/tokens", test_output_tokens);
+  ADD ("/cells/output/viewer", test_output_viewer);
+  ADD ("/cells/output/documents", test_output_documents);
+  ADD ("/cells/output/traceback", test_output_traceback);
+  ADD ("/cells/output/elapsed", test_output_elapsed);
+  ADD ("/cells/output/live", test_output_live);
 
 #undef ADD
 

@@ -12,11 +12,18 @@
 
 #include <glib/gi18n.h>
 
+#include "sk-image-viewer.h"
+#include "sk-markdown.h"
 #include "sk-output-cell.h"
+#include "sk-table-view.h"
 
 #define TEXT_PREVIEW_LIMIT (64 * 1024)
-#define PICTURE_MIN_HEIGHT 160
-#define PICTURE_MAX_HEIGHT 360
+#define PICTURE_MIN_HEIGHT 200
+#define TABLE_MAX_ROWS     500
+#define DETAIL_MAX_HEIGHT  420
+#define LIVE_MAX_HEIGHT    240
+#define LIVE_MAX_LINES     200
+#define LIVE_MAX_CHARS     (64 * 1024)
 
 struct _SkOutputCell
 {
@@ -31,20 +38,31 @@ struct _SkOutputCell
   GtkSpinner        *state_spinner;
   GtkLabel          *state_label;
   GtkButton         *open_folder_button;
+  GtkLabel          *elapsed_label;
   GtkLabel          *no_output_label;
   GtkLabel          *output_label;
+  GtkTextView       *report_view;
+  GtkBox            *live_box;
+  GtkScrolledWindow *live_scroller;
+  GtkTextView       *live_view;
   GtkBox            *error_box;
   GtkLabel          *error_label;
+  GtkButton         *copy_error_button;
   GtkExpander       *details_expander;
+  GtkScrolledWindow *detail_scroller;
   GtkTextView       *detail_view;
   GtkBox            *files_box;
   GtkDropDown       *files_drop_down;
   GtkButton         *open_button;
   GtkStack          *preview_stack;
-  GtkScrolledWindow *picture_scroller;
+  GtkButton         *picture_button;
   GtkPicture        *picture;
   GtkTextView       *text_preview;
   GtkLabel          *truncated_label;
+  GtkTextView       *markdown_view;
+  GtkLabel          *markdown_truncated_label;
+  GtkScrolledWindow *table_scroller;
+  GtkLabel          *table_rows_label;
   GtkLabel          *preview_error_label;
   GtkBox            *agent_box;
   GtkStack          *agent_icon_stack;
@@ -61,11 +79,17 @@ struct _SkOutputCell
   GCancellable      *preview_cancellable;
   GCancellable      *cancellable;
 
-  /* One of "none", "image", "text", "unsupported" and "error". */
+  /* One of "none", "image", "text", "markdown", "table", "unsupported"
+   * and "error". */
   const char        *preview_kind;
+
+  /* The state of the node last seen, to notice a run starting and ending. */
+  SkNodeState        last_state;
+  guint              elapsed_source;
 
   guint              updating_files : 1;
   guint              agent_log_at_end : 1;
+  guint              live_at_end : 1;
 };
 
 typedef enum
@@ -73,6 +97,8 @@ typedef enum
   PREVIEW_NONE,
   PREVIEW_IMAGE,
   PREVIEW_TEXT,
+  PREVIEW_MARKDOWN,
+  PREVIEW_TABLE,
   PREVIEW_UNSUPPORTED,
   PREVIEW_ERROR,
 } PreviewKind;
@@ -84,6 +110,7 @@ typedef struct
   PreviewKind  kind;
   GdkTexture  *texture;
   char        *text;
+  SkTable     *table;
   gboolean     truncated;
   gboolean     was_image;
 } PreviewData;
@@ -105,8 +132,19 @@ static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
 
 static const char * const preview_kind_names[] = {
-  "none", "image", "text", "unsupported", "error",
+  "none", "image", "text", "markdown", "table", "unsupported", "error",
 };
+
+static const char * const markdown_extensions[] = { "md", "markdown", NULL };
+static const char * const table_extensions[] = { "csv", "tsv", "tab", NULL };
+static const char * const tsv_extensions[] = { "tsv", "tab", NULL };
+
+/* The start and the length of the last run of a step, as this process saw
+ * them, kept on the step so that they outlive the cell's binding to it. */
+static GQuark run_started_quark (void);
+static GQuark run_duration_quark (void);
+G_DEFINE_QUARK (sk-output-cell-run-started, run_started)
+G_DEFINE_QUARK (sk-output-cell-run-duration, run_duration)
 
 static const char * const image_extensions[] = {
   "png", "jpg", "jpeg", "svg", "svgz", "gif", "bmp", "tif", "tiff", NULL
@@ -129,6 +167,7 @@ preview_data_free (PreviewData *data)
   g_clear_object (&data->file);
   g_clear_object (&data->texture);
   g_clear_pointer (&data->text, g_free);
+  g_clear_pointer (&data->table, sk_table_free);
   g_free (data);
 }
 
@@ -205,6 +244,10 @@ guess_kind (GFile        *file,
 
   if (has_extension (basename, image_extensions))
     return PREVIEW_IMAGE;
+  if (has_extension (basename, markdown_extensions))
+    return PREVIEW_MARKDOWN;
+  if (has_extension (basename, table_extensions))
+    return PREVIEW_TABLE;
   if (has_extension (basename, text_extensions))
     return PREVIEW_TEXT;
 
@@ -281,12 +324,31 @@ preview_thread (GTask        *task,
       break;
 
     case PREVIEW_TEXT:
+    case PREVIEW_MARKDOWN:
       if (!load_text (data, cancellable, &error))
         {
           if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             g_debug ("Could not load a text preview: %s", error->message);
           data->kind = PREVIEW_ERROR;
         }
+      break;
+
+    case PREVIEW_TABLE:
+      {
+        g_autoptr(GFileInputStream) stream = g_file_read (data->file, cancellable, &error);
+        g_autofree char *basename = g_file_get_basename (data->file);
+        char separator = has_extension (basename, tsv_extensions) ? '\t' : '\0';
+
+        if (stream != NULL)
+          data->table = sk_table_parse (G_INPUT_STREAM (stream), separator, TABLE_MAX_ROWS,
+                                        cancellable, &error);
+        if (data->table == NULL)
+          {
+            if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+              g_debug ("Could not load a table preview: %s", error->message);
+            data->kind = PREVIEW_ERROR;
+          }
+      }
       break;
 
     case PREVIEW_NONE:
@@ -324,18 +386,18 @@ clear_preview (SkOutputCell *self)
 {
   gtk_picture_set_paintable (self->picture, NULL);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->text_preview), "", 0);
+  sk_markdown_render (gtk_text_view_get_buffer (self->markdown_view), NULL);
+  gtk_scrolled_window_set_child (self->table_scroller, NULL);
 }
 
-/* The picture never grows past the image's own height, and keeps a useful
- * height when the cells are short of room: a GtkPicture that can shrink
- * would otherwise be squeezed to a strip.
+/* The picture takes the cell's width and keeps a useful height when the
+ * cells are short of room: a GtkPicture that can shrink would otherwise be
+ * squeezed to a strip. Its clamp stops tall images at a readable height.
  */
 static void
 set_picture_height (SkOutputCell *self,
                     int           image_height)
 {
-  gtk_scrolled_window_set_max_content_height (self->picture_scroller,
-                                              MIN (image_height, PICTURE_MAX_HEIGHT));
   gtk_widget_set_size_request (GTK_WIDGET (self->picture), -1,
                                MIN (image_height, PICTURE_MIN_HEIGHT));
 }
@@ -359,13 +421,37 @@ preview_loaded_cb (GObject      *object,
   switch (data->kind)
     {
     case PREVIEW_IMAGE:
-      gtk_picture_set_paintable (self->picture, GDK_PAINTABLE (data->texture));
-      set_picture_height (self, gdk_texture_get_height (data->texture));
+      {
+        g_autofree char *basename = g_file_get_basename (data->file);
+        g_autofree char *name = g_filename_display_name (basename);
+        /* Translators: the accessible name of an image's preview, a button. */
+        g_autofree char *description = g_strdup_printf (_("Show %s Larger"), name);
+
+        gtk_picture_set_paintable (self->picture, GDK_PAINTABLE (data->texture));
+        set_picture_height (self, gdk_texture_get_height (data->texture));
+        gtk_accessible_update_property (GTK_ACCESSIBLE (self->picture_button),
+                                        GTK_ACCESSIBLE_PROPERTY_LABEL, description, -1);
+      }
       break;
 
     case PREVIEW_TEXT:
       gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->text_preview), data->text, -1);
       gtk_widget_set_visible (GTK_WIDGET (self->truncated_label), data->truncated);
+      break;
+
+    case PREVIEW_MARKDOWN:
+      sk_markdown_render (gtk_text_view_get_buffer (self->markdown_view), data->text);
+      gtk_widget_set_visible (GTK_WIDGET (self->markdown_truncated_label), data->truncated);
+      break;
+
+    case PREVIEW_TABLE:
+      {
+        g_autofree char *rows = sk_table_describe_rows (data->table);
+
+        gtk_label_set_label (self->table_rows_label, rows);
+        gtk_scrolled_window_set_child (self->table_scroller,
+                                       sk_table_view_new (g_steal_pointer (&data->table)));
+      }
       break;
 
     case PREVIEW_ERROR:
@@ -478,8 +564,12 @@ sync_output_text (SkOutputCell *self)
   const char *text = node != NULL ? sk_node_get_output_text (node) : "";
   gboolean has_text = text != NULL && text[0] != '\0';
 
-  gtk_label_set_text (self->output_label, has_text ? text : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->output_label), has_text);
+  gboolean markdown = has_text && sk_markdown_looks_like (text);
+
+  gtk_label_set_text (self->output_label, has_text && !markdown ? text : "");
+  sk_markdown_render (gtk_text_view_get_buffer (self->report_view), markdown ? text : NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->output_label), has_text && !markdown);
+  gtk_widget_set_visible (GTK_WIDGET (self->report_view), markdown);
   gtk_widget_set_visible (GTK_WIDGET (self->no_output_label), !has_text);
 }
 
@@ -659,6 +749,8 @@ sync_error (SkOutputCell *self)
     sentence = g_strdup (_("This step failed."));
 
   gtk_label_set_label (self->error_label, sentence);
+  /* Shorter details take less room again. */
+  gtk_scrolled_window_set_min_content_height (self->detail_scroller, -1);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->detail_view),
                             detail != NULL ? detail : "", -1);
   gtk_widget_set_visible (GTK_WIDGET (self->details_expander), detail != NULL && detail[0] != '\0');
@@ -666,9 +758,215 @@ sync_error (SkOutputCell *self)
                           failed || (text != NULL && text[0] != '\0'));
 }
 
+/* “12 s”, “3 min 5 s”, “2 h 10 min”. */
+static char *
+format_duration (gint64 usec)
+{
+  guint64 seconds = MAX (usec, 0) / G_USEC_PER_SEC;
+
+  if (seconds < 60)
+    /* Translators: a duration in seconds. */
+    return g_strdup_printf (_("%u s"), (guint) seconds);
+  if (seconds < 3600)
+    /* Translators: a duration in minutes and seconds. */
+    return g_strdup_printf (_("%u min %u s"), (guint) (seconds / 60), (guint) (seconds % 60));
+  /* Translators: a duration in hours and minutes. */
+  return g_strdup_printf (_("%u h %u min"), (guint) (seconds / 3600),
+                          (guint) (seconds % 3600 / 60));
+}
+
+static gboolean elapsed_tick_cb (gpointer user_data);
+
+static void
+sync_elapsed (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  gint64 *started = NULL;
+  gint64 *duration = NULL;
+  g_autofree char *text = NULL;
+
+  if (node != NULL)
+    {
+      started = g_object_get_qdata (G_OBJECT (node), run_started_quark ());
+      duration = g_object_get_qdata (G_OBJECT (node), run_duration_quark ());
+    }
+
+  if (node != NULL && started != NULL && sk_node_get_state (node) == SK_NODE_STATE_RUNNING)
+    {
+      g_autofree char *elapsed = format_duration (g_get_monotonic_time () - *started);
+
+      /* Translators: how long a step has been running, as in “Running for 12 s”. */
+      text = g_strdup_printf (_("Running for %s"), elapsed);
+      if (self->elapsed_source == 0)
+        self->elapsed_source = g_timeout_add (1000, elapsed_tick_cb, self);
+    }
+  else
+    {
+      g_clear_handle_id (&self->elapsed_source, g_source_remove);
+
+      if (node != NULL && duration != NULL)
+        {
+          g_autofree char *took = format_duration (*duration);
+
+          /* Translators: how long the last run of a step took, as in “Took 3 s”. */
+          text = g_strdup_printf (_("Took %s"), took);
+        }
+    }
+
+  gtk_label_set_label (self->elapsed_label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->elapsed_label), text != NULL);
+}
+
+static gboolean
+elapsed_tick_cb (gpointer user_data)
+{
+  SkOutputCell *self = user_data;
+
+  self->elapsed_source = 0;
+  sync_elapsed (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A run starts and ends as the cell sees the state change; a step that was
+ * already running when the cell was bound to it has no known start. */
+static void
+track_run (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  SkNodeState state = node != NULL ? sk_node_get_state (node) : SK_NODE_STATE_IDLE;
+
+  if (node != NULL && state == SK_NODE_STATE_RUNNING && self->last_state != SK_NODE_STATE_RUNNING)
+    {
+      gint64 *started = g_new (gint64, 1);
+
+      *started = g_get_monotonic_time ();
+      g_object_set_qdata_full (G_OBJECT (node), run_started_quark (), started, g_free);
+      g_object_set_qdata (G_OBJECT (node), run_duration_quark (), NULL);
+      sk_output_cell_clear_live_output (self);
+    }
+  else if (node != NULL && state != SK_NODE_STATE_RUNNING && self->last_state == SK_NODE_STATE_RUNNING)
+    {
+      gint64 *started = g_object_steal_qdata (G_OBJECT (node), run_started_quark ());
+
+      if (started != NULL)
+        {
+          gint64 *duration = g_new (gint64, 1);
+
+          *duration = g_get_monotonic_time () - *started;
+          g_object_set_qdata_full (G_OBJECT (node), run_duration_quark (), duration, g_free);
+          g_free (started);
+        }
+    }
+
+  self->last_state = state;
+}
+
+/* A scrolled window as tall as its content, up to @max_height: the cells
+ * scroll as a whole, so a box that keeps only its natural height would be
+ * squeezed when they are short of room. */
+static void
+fit_scroller_cb (GtkAdjustment     *adjustment,
+                 GParamSpec        *pspec,
+                 GtkScrolledWindow *scroller)
+{
+  GtkWidget *child = gtk_scrolled_window_get_child (scroller);
+  int max_height = gtk_scrolled_window_get_max_content_height (scroller);
+  int width = child != NULL ? gtk_widget_get_width (child) : 0;
+  int height = 0;
+
+  /* The content's own height, not the adjustment's, which is never less
+   * than the room the scrolled window had before. */
+  if (width <= 0)
+    return;
+  gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+  height = CLAMP (height, 0, max_height);
+  if (gtk_scrolled_window_get_min_content_height (scroller) != height)
+    gtk_scrolled_window_set_min_content_height (scroller, height);
+}
+
+static void
+fit_scroller_to_content (GtkScrolledWindow *scroller)
+{
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (scroller), "notify::upper",
+                           G_CALLBACK (fit_scroller_cb), scroller, 0);
+}
+
+/* The live output follows its newest line, unless the user scrolled back. */
+static void
+live_scroll_changed_cb (SkOutputCell  *self,
+                        GParamSpec    *pspec,
+                        GtkAdjustment *adjustment)
+{
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  if (g_str_equal (pspec->name, "upper"))
+    {
+      if (self->live_at_end)
+        gtk_adjustment_set_value (adjustment, bottom);
+      return;
+    }
+
+  self->live_at_end = gtk_adjustment_get_value (adjustment) >= bottom - 1;
+}
+
+static void
+copy_error_clicked_cb (SkOutputCell *self)
+{
+  g_autoptr(GString) text = g_string_new (gtk_label_get_text (self->error_label));
+  g_autofree char *detail = NULL;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->detail_view);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  detail = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  if (detail[0] != '\0')
+    g_string_append_printf (text, "\n\n%s", detail);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), text->str);
+  sk_cell_emit_message (SK_CELL (self), _("The error and its details were copied."));
+}
+
+static void
+picture_clicked_cb (SkOutputCell *self)
+{
+  g_autoptr(GPtrArray) images = g_ptr_array_new_with_free_func (g_object_unref);
+  const char *selected = sk_output_cell_get_selected_file (self);
+  GdkPaintable *paintable = gtk_picture_get_paintable (self->picture);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->files));
+  guint position = 0;
+  GtkWidget *viewer;
+
+  if (selected == NULL || paintable == NULL)
+    return;
+
+  /* The viewer goes through the step's images in the drop-down's order. */
+  for (guint i = 0; i < n_items; i++)
+    {
+      const char *name = gtk_string_list_get_string (self->files, i);
+      GFile *file;
+
+      if (!has_extension (name, image_extensions) && strcmp (name, selected) != 0)
+        continue;
+      if ((file = resolve_file (self, name)) == NULL)
+        continue;
+      if (strcmp (name, selected) == 0)
+        position = images->len;
+      g_ptr_array_add (images, file);
+    }
+  if (images->len == 0)
+    return;
+
+  viewer = sk_image_viewer_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, images, position,
+                                GDK_IS_TEXTURE (paintable) ? GDK_TEXTURE (paintable) : NULL);
+  gtk_window_present (GTK_WINDOW (viewer));
+}
+
 static void
 node_state_cb (SkOutputCell *self)
 {
+  track_run (self);
+  sync_elapsed (self);
   sync_state (self);
   sync_error (self);
   sync_agent (self);
@@ -778,6 +1076,7 @@ sync_all (SkOutputCell *self)
 
   gtk_stack_set_visible_child_name (self->stack, has_node ? "node" : "empty");
   gtk_widget_set_visible (GTK_WIDGET (self->open_folder_button), has_node);
+  sync_elapsed (self);
   sync_state (self);
   sync_error (self);
   sync_agent (self);
@@ -798,7 +1097,13 @@ static void
 sk_output_cell_node_changed (SkCell *cell,
                              SkNode *old_node)
 {
-  sync_all (SK_OUTPUT_CELL (cell));
+  SkOutputCell *self = SK_OUTPUT_CELL (cell);
+  SkNode *node = sk_cell_get_node (cell);
+
+  /* The live output was another step's. */
+  sk_output_cell_clear_live_output (self);
+  self->last_state = node != NULL ? sk_node_get_state (node) : SK_NODE_STATE_IDLE;
+  sync_all (self);
 }
 
 static void
@@ -809,6 +1114,7 @@ sk_output_cell_dispose (GObject *object)
   g_cancellable_cancel (self->preview_cancellable);
   g_clear_object (&self->preview_cancellable);
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->elapsed_source, g_source_remove);
 
   if (self->agent_log != NULL)
     g_signal_handlers_disconnect_by_data (self->agent_log, self);
@@ -854,7 +1160,8 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   cell_class->project_changed = sk_output_cell_project_changed;
   cell_class->node_changed = sk_output_cell_node_changed;
 
-  /* One of "none", "image", "text", "unsupported" and "error". */
+  /* One of "none", "image", "text", "markdown", "table", "unsupported" and
+   * "error". */
   properties [PROP_PREVIEW_KIND] =
     g_param_spec_string ("preview-kind", NULL, NULL, "none",
                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -885,20 +1192,31 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_spinner);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, state_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, open_folder_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, elapsed_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, no_output_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, output_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, report_view);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, live_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, live_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, live_view);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, error_box);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, error_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, copy_error_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, details_expander);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, detail_scroller);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, detail_view);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, files_box);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, files_drop_down);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, open_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, preview_stack);
-  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, picture_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, picture_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, picture);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, text_preview);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, truncated_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, markdown_view);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, markdown_truncated_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, table_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, table_rows_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, preview_error_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_box);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_icon_stack);
@@ -910,6 +1228,8 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, tokens_label);
   gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_folder_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, copy_error_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, picture_clicked_cb);
 
   gtk_widget_class_set_css_name (widget_class, "outputcell");
 }
@@ -920,7 +1240,20 @@ sk_output_cell_init (SkOutputCell *self)
   GSignalGroup *node_signals = sk_cell_get_node_signals (SK_CELL (self));
   GtkAdjustment *adjustment;
 
+  g_type_ensure (ADW_TYPE_CLAMP);
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  fit_scroller_to_content (self->detail_scroller);
+  fit_scroller_to_content (self->live_scroller);
+  sk_markdown_setup_view (self->report_view);
+  sk_markdown_setup_view (self->markdown_view);
+
+  self->live_at_end = TRUE;
+  adjustment = gtk_scrolled_window_get_vadjustment (self->live_scroller);
+  g_signal_connect_object (adjustment, "notify::upper",
+                           G_CALLBACK (live_scroll_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (adjustment, "notify::value",
+                           G_CALLBACK (live_scroll_changed_cb), self, G_CONNECT_SWAPPED);
 
   self->agent_log_at_end = TRUE;
   adjustment = gtk_scrolled_window_get_vadjustment (self->agent_scroller);
@@ -930,6 +1263,7 @@ sk_output_cell_init (SkOutputCell *self)
                            G_CALLBACK (agent_scroll_changed_cb), self, G_CONNECT_SWAPPED);
 
   self->preview_kind = preview_kind_names[PREVIEW_NONE];
+  self->last_state = SK_NODE_STATE_IDLE;
   self->cancellable = g_cancellable_new ();
 
   self->files = gtk_string_list_new (NULL);
@@ -1017,8 +1351,8 @@ sk_output_cell_select_file (SkOutputCell *self,
  * sk_output_cell_get_preview_kind:
  * @self: a #SkOutputCell
  *
- * Returns: what the preview shows: "none", "image", "text", "unsupported"
- *   or "error"
+ * Returns: what the preview shows: "none", "image", "text", "markdown",
+ *   "table", "unsupported" or "error"
  */
 const char *
 sk_output_cell_get_preview_kind (SkOutputCell *self)
@@ -1087,4 +1421,71 @@ sk_output_cell_describe_tokens (guint64 read,
   /* Translators: the tokens read and the tokens written, as in
    * “1 234 tokens read, 567 written”. */
   return g_strdup_printf (_("%s, %s"), read_text, written_text);
+}
+
+/**
+ * sk_output_cell_append_live_output:
+ * @self: a #SkOutputCell
+ * @text: what the running step wrote on its standard output or error, in
+ *   pieces as they come, which may end within a line
+ *
+ * Shows @text after what came before, keeping the last 200 lines. The
+ * output is cleared when a new run of the cell's step starts and when the
+ * cell shows another step.
+ */
+void
+sk_output_cell_append_live_output (SkOutputCell *self,
+                                   const char   *text)
+{
+  GtkTextBuffer *buffer;
+  g_autofree char *valid = NULL;
+  GtkTextIter start, end;
+  int n_lines;
+
+  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
+  g_return_if_fail (text != NULL);
+
+  if (text[0] == '\0')
+    return;
+
+  buffer = gtk_text_view_get_buffer (self->live_view);
+  valid = g_utf8_make_valid (text, -1);
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert (buffer, &end, valid, -1);
+
+  /* The line after the last newline is the one being written. */
+  n_lines = gtk_text_buffer_get_line_count (buffer);
+  if (n_lines > LIVE_MAX_LINES + 1)
+    {
+      gtk_text_buffer_get_start_iter (buffer, &start);
+      gtk_text_buffer_get_iter_at_line (buffer, &end, n_lines - LIVE_MAX_LINES - 1);
+      gtk_text_buffer_delete (buffer, &start, &end);
+    }
+
+  /* Lines of any length stay within bounds too. */
+  if (gtk_text_buffer_get_char_count (buffer) > LIVE_MAX_CHARS)
+    {
+      gtk_text_buffer_get_start_iter (buffer, &start);
+      gtk_text_buffer_get_iter_at_offset (buffer, &end,
+                                          gtk_text_buffer_get_char_count (buffer) - LIVE_MAX_CHARS);
+      gtk_text_buffer_delete (buffer, &start, &end);
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->live_box), TRUE);
+}
+
+/**
+ * sk_output_cell_clear_live_output:
+ * @self: a #SkOutputCell
+ *
+ * Forgets and hides the running step's output.
+ */
+void
+sk_output_cell_clear_live_output (SkOutputCell *self)
+{
+  g_return_if_fail (SK_IS_OUTPUT_CELL (self));
+
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->live_view), "", 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_box), FALSE);
+  self->live_at_end = TRUE;
 }

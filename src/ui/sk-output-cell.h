@@ -25,5 +25,8 @@ void        sk_output_cell_set_agent_log      (SkOutputCell *self,
                                                GListModel   *log);
 char       *sk_output_cell_describe_tokens    (guint64       read,
                                                guint64       written);
+void        sk_output_cell_append_live_output (SkOutputCell *self,
+                                               const char   *text);
+void        sk_output_cell_clear_live_output  (SkOutputCell *self);
 
 G_END_DECLS
