@@ -176,6 +176,9 @@ test_open_problems (Fixture       *f,
                     gconstpointer  data)
 {
   SkWindow *window = new_window ();
+  g_autoptr(GPtrArray) selected = NULL;
+  GtkRevealer *revealer;
+  GPtrArray *problems;
   SkProject *project;
 
   sk_test_write_text (f->dir, "process.json",
@@ -187,7 +190,32 @@ test_open_problems (Fixture       *f,
   project = open_and_wait (window, f->folder);
   g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 3);
   g_assert_cmpstr (visible_page (window), ==, "workflow");
-  sk_test_assert_contains (_sk_window_get_last_toast (window), "(and 1 more problem)");
+
+  /* The bar over the canvas counts the problems and lists each. */
+  revealer = GTK_REVEALER (window->problems_revealer);
+  g_assert_true (gtk_revealer_get_reveal_child (revealer));
+  g_assert_cmpstr (gtk_label_get_label (window->problems_label), ==, "This workflow has 2 problems");
+  problems = sk_problems_list_get_problems (window->problems_list);
+  g_assert_cmpuint (sk_problems_count_errors (problems), ==, 2);
+
+  /* Choosing the circle selects both of its steps. */
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (problem->kind == SK_PROBLEM_CYCLE)
+        g_signal_emit_by_name (window->problems_list, "problem-activated", problem);
+    }
+  selected = sk_canvas_get_selected_nodes (_sk_window_get_canvas (window));
+  g_assert_cmpuint (selected->len, ==, 2);
+  g_assert_true (g_ptr_array_find (selected, sk_project_get_node (project, "1"), NULL));
+  g_assert_true (g_ptr_array_find (selected, sk_project_get_node (project, "2"), NULL));
+
+  /* A fix takes its problem away; the last one hides the bar. */
+  sk_node_set_priors (sk_project_get_node (project, "3"), NULL);
+  SK_TEST_WAIT_UNTIL (g_strcmp0 (gtk_label_get_label (window->problems_label), "This workflow has 1 problem") == 0, WAIT_MS);
+  sk_node_set_priors (sk_project_get_node (project, "1"), NULL);
+  SK_TEST_WAIT_UNTIL (!gtk_revealer_get_reveal_child (revealer), WAIT_MS);
 
   destroy_window (window);
 }

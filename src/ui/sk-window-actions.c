@@ -261,9 +261,19 @@ report_run (SkWindow          *self,
       g_string_append (message, ", ");
       g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE, "%u skipped", "%u skipped", stats->skipped), stats->skipped);
     }
-
-  if (missing > 0 && !report->had_agent)
+  if (stats->waiting > 0)
     {
+      g_string_append (message, ", ");
+      g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
+                                                    "%u waits for code",
+                                                    "%u wait for code",
+                                                    stats->waiting),
+                              stats->waiting);
+    }
+
+  if (stats->no_code > 0 && !report->had_agent)
+    {
+      missing = stats->no_code;
       g_string_append (message, ". ");
       g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
                                                     "%u step has no code yet",
@@ -433,9 +443,13 @@ run_cb (GObject      *object,
   else
     report_run (self, &report, error != NULL);
 
-  /* Showing the first failure saves the user a search. */
+  /* Showing the first failure saves the user a search; without one, the
+   * first step that still needs its code. */
   for (guint i = 0; i < nodes->len && first_failed == NULL; i++)
     if (sk_node_get_state (g_ptr_array_index (nodes, i)) == SK_NODE_STATE_FAILED)
+      first_failed = g_ptr_array_index (nodes, i);
+  for (guint i = 0; i < nodes->len && first_failed == NULL; i++)
+    if (sk_node_get_state (g_ptr_array_index (nodes, i)) == SK_NODE_STATE_NO_CODE)
       first_failed = g_ptr_array_index (nodes, i);
   if (first_failed != NULL)
     {

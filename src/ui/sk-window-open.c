@@ -144,40 +144,6 @@ offer_recovery (SkWindow *self)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-/* A workflow with problems still opens, so that the user can fix them here;
- * the first problem is named at once rather than when Run refuses. */
-static void
-report_problems (SkWindow *self)
-{
-  g_autoptr(GPtrArray) problems = sk_project_validate (_sk_window_project (self));
-  const SkProblem *first = NULL;
-  guint errors = 0;
-  g_autofree char *message = NULL;
-
-  for (guint i = 0; i < problems->len; i++)
-    {
-      const SkProblem *problem = g_ptr_array_index (problems, i);
-
-      if (problem->is_warning)
-        continue;
-      if (first == NULL)
-        first = problem;
-      errors++;
-    }
-
-  if (first == NULL)
-    return;
-
-  if (errors == 1)
-    message = g_strdup (first->message);
-  else
-    message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                            "%s (and %u more problem)",
-                                            "%s (and %u more problems)", errors - 1),
-                               first->message, errors - 1);
-  sk_window_show_toast (self, message);
-}
-
 static void
 load_cb (GObject      *object,
          GAsyncResult *result,
@@ -199,7 +165,6 @@ load_cb (GObject      *object,
 
   _sk_window_set_workspace (self, workspace);
   sk_workspace_restore_states (workspace);
-  report_problems (self);
   offer_recovery (self);
 }
 

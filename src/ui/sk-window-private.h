@@ -11,6 +11,7 @@
 #include "skele.h"
 #include "sk-input-cell.h"
 #include "sk-output-cell.h"
+#include "sk-problems-list.h"
 #include "sk-step-list.h"
 #include "sk-window.h"
 
@@ -40,6 +41,8 @@ struct _SkWindow
    * header's Undo and Redo then follow. */
   GSignalGroup         *code_buffer_signals;
   GSignalGroup         *code_view_signals;
+  /* Step key → GString: what the step printed in this run, its tail. */
+  GHashTable           *live_output;
 
   /* Template widgets */
   SkInputCell          *input_cell;
@@ -70,6 +73,13 @@ struct _SkWindow
   GtkButton            *zoom_button;
   GtkWidget            *canvas_hint;
 
+  /* The problems bar over the canvas (sk-window-problems.c) */
+  GtkRevealer          *problems_revealer;
+  GtkLabel             *problems_label;
+  GtkMenuButton        *problems_button;
+  SkProblemsList       *problems_list;
+  guint                 problems_id;
+
   guint                 pending_generate : 1;
   /* Whether this window told the user, in a dialog, how to set up a
    * coding agent. */
@@ -93,6 +103,12 @@ _sk_window_history (SkWindow *self)
 {
   return self->workspace != NULL ? sk_workspace_get_history (self->workspace) : NULL;
 }
+
+/* sk-window-problems.c */
+void          _sk_window_problems_init        (SkWindow    *self,
+                                               GtkOverlay  *overlay);
+void          _sk_window_update_problems      (SkWindow    *self);
+void          _sk_window_queue_problems       (SkWindow    *self);
 
 /* sk-window.c */
 void          _sk_window_set_workspace        (SkWindow    *self,

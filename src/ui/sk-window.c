@@ -269,6 +269,61 @@ workspace_agent_log_cleared_cb (SkWindow *self,
     show_agent_log (self, node);
 }
 
+/* What running steps print, as it comes; kept per step for the run so that
+ * selecting a step shows what it printed so far. */
+
+#define LIVE_OUTPUT_KEPT (32 * 1024)
+
+static void
+string_free (gpointer data)
+{
+  g_string_free (data, TRUE);
+}
+
+static void
+show_live_output (SkWindow *self,
+                  SkNode   *node)
+{
+  GString *kept = node != NULL ? g_hash_table_lookup (self->live_output, sk_node_get_key (node)) : NULL;
+
+  sk_output_cell_clear_live_output (self->output_cell);
+  if (kept != NULL)
+    sk_output_cell_append_live_output (self->output_cell, kept->str);
+}
+
+static void
+workspace_step_output_cb (SkWindow   *self,
+                          const char *key,
+                          const char *text)
+{
+  GString *kept = g_hash_table_lookup (self->live_output, key);
+
+  if (kept == NULL)
+    {
+      kept = g_string_new (NULL);
+      g_hash_table_insert (self->live_output, g_strdup (key), kept);
+    }
+  g_string_append (kept, text);
+  if (kept->len > LIVE_OUTPUT_KEPT)
+    {
+      const char *start = kept->str + kept->len - LIVE_OUTPUT_KEPT;
+
+      /* Keep whole characters. */
+      while (*start != '\0' && (*start & 0xc0) == 0x80)
+        start++;
+      g_string_erase (kept, 0, start - kept->str);
+    }
+
+  if (self->shown_node != NULL && g_strcmp0 (sk_node_get_key (self->shown_node), key) == 0)
+    sk_output_cell_append_live_output (self->output_cell, text);
+}
+
+static void
+workspace_run_started_cb (SkWindow *self)
+{
+  g_hash_table_remove_all (self->live_output);
+}
+
 /* The selected step */
 
 static void
@@ -326,6 +381,7 @@ canvas_selected_node_cb (SkWindow *self)
   g_object_set (self->input_cell, "node", node, NULL);
   g_object_set (self->output_cell, "node", node, NULL);
   show_agent_log (self, node);
+  show_live_output (self, node);
   g_object_set (self->code_cell, "node", node, NULL);
   gtk_stack_set_visible_child_name (self->cells_stack, node != NULL ? "cells" : "empty");
   update_step_header (self);
@@ -410,7 +466,16 @@ step_properties_clicked_cb (SkWindow *self)
 static void
 zoom_changed_cb (SkWindow *self)
 {
-  g_autofree char *label = g_strdup_printf ("%.0f%%", sk_canvas_get_zoom (self->canvas) * 100);
+  double percent = sk_canvas_get_zoom (self->canvas) * 100;
+  g_autofree char *label = NULL;
+
+  /* Fit goes far below 10 % on a large workflow, where "0 %" would be wrong. */
+  if (percent >= 9.95)
+    label = g_strdup_printf ("%.0f%%", percent);
+  else if (percent >= 0.95)
+    label = g_strdup_printf ("%.1f%%", percent);
+  else
+    label = g_strdup ("<1%");
 
   gtk_button_set_label (self->zoom_button, label);
 }
@@ -469,11 +534,16 @@ _sk_window_set_workspace (SkWindow    *self,
   g_signal_connect_object (workspace, "message", G_CALLBACK (workspace_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (workspace, "agent-progress", G_CALLBACK (workspace_agent_progress_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (workspace, "agent-log-cleared", G_CALLBACK (workspace_agent_log_cleared_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (workspace, "agent-log-changed", G_CALLBACK (workspace_agent_log_cleared_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (workspace, "step-output", G_CALLBACK (workspace_step_output_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (workspace, "run-started", G_CALLBACK (workspace_run_started_cb), self, G_CONNECT_SWAPPED);
+  g_hash_table_remove_all (self->live_output);
   g_signal_connect_object (workspace, "notify::running", G_CALLBACK (workspace_running_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (workspace, "notify::folder", G_CALLBACK (_sk_window_update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (project, "notify::modified", G_CALLBACK (_sk_window_update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (project, "notify::name", G_CALLBACK (_sk_window_update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (project, "items-changed", G_CALLBACK (project_items_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (project, "changed", G_CALLBACK (_sk_window_queue_problems), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (history, "notify::can-undo", G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (history, "notify::can-redo", G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (runner, "node-state-changed", G_CALLBACK (runner_state_cb), self, G_CONNECT_SWAPPED);
@@ -501,6 +571,7 @@ _sk_window_set_workspace (SkWindow    *self,
 
   _sk_window_add_to_recent (self);
   _sk_window_update_title (self);
+  _sk_window_update_problems (self);
   update_hint (self);
   _sk_window_update_actions (self);
 }
@@ -743,6 +814,7 @@ sk_window_dispose (GObject *object)
 
   g_signal_handlers_disconnect_by_func (self, focus_widget_cb, NULL);
   g_clear_handle_id (&self->cells_switcher_id, g_source_remove);
+  g_clear_handle_id (&self->problems_id, g_source_remove);
   if (self->code_buffer_signals != NULL)
     {
       g_signal_group_set_target (self->code_buffer_signals, NULL);
@@ -765,6 +837,7 @@ sk_window_dispose (GObject *object)
   g_clear_pointer (&self->pending_run, g_ptr_array_unref);
   g_clear_pointer (&self->last_toast, g_free);
   g_clear_pointer (&self->last_toast_action, g_free);
+  g_clear_pointer (&self->live_output, g_hash_table_unref);
 
   G_OBJECT_CLASS (sk_window_parent_class)->dispose (object);
 }
@@ -836,6 +909,7 @@ sk_window_init (SkWindow *self)
   self->cancellable = g_cancellable_new ();
   self->agent_log = gtk_string_list_new (NULL);
   self->cells_share = 0.55;
+  self->live_output = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, string_free);
   self->code_buffer_signals = g_signal_group_new (GTK_TYPE_TEXT_BUFFER);
   g_signal_group_connect_object (self->code_buffer_signals, "notify::can-undo",
                                  G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
@@ -859,6 +933,10 @@ sk_window_init (SkWindow *self)
   self->input_cell = g_object_new (SK_TYPE_INPUT_CELL, NULL);
   self->output_cell = g_object_new (SK_TYPE_OUTPUT_CELL, NULL);
   self->code_cell = g_object_new (SK_TYPE_CODE_CELL, NULL);
+  /* Side by side, the cells share the width between them. */
+  gtk_widget_set_hexpand (GTK_WIDGET (self->input_cell), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->output_cell), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->code_cell), TRUE);
   adw_leaflet_append (self->cells_leaflet, GTK_WIDGET (self->input_cell));
   adw_leaflet_append (self->cells_leaflet, GTK_WIDGET (self->output_cell));
   adw_leaflet_append (self->cells_leaflet, GTK_WIDGET (self->code_cell));
@@ -869,6 +947,7 @@ sk_window_init (SkWindow *self)
   g_signal_connect_object (self->code_cell, "notify::has-script", G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (zoom_changed_cb), self, G_CONNECT_SWAPPED);
+  _sk_window_problems_init (self, GTK_OVERLAY (gtk_widget_get_parent (GTK_WIDGET (self->canvas))));
   zoom_changed_cb (self);
 
   _sk_window_fill_recent_list (self);
