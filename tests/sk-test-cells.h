@@ -53,5 +53,13 @@ const char  *label              (GtkWidget      *cell,
 gboolean     shown              (GtkWidget      *cell,
                                  const char     *name);
 char        *buffer_text        (GtkTextBuffer  *buffer);
+gboolean     send_key           (GtkWidget      *window,
+                                 guint           keyval,
+                                 GdkModifierType state);
+void         type_text          (GtkTextView    *view,
+                                 const char     *text);
+void         wait_msec          (guint           msec);
+void         add_focus_canvas_action (GtkWidget *window,
+                                      guint     *count);
 
 G_END_DECLS

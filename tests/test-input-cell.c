@@ -375,6 +375,126 @@ test_input_permissions (Fixture       *fixture,
   dismiss (window, cell);
 }
 
+/* Escape in the task gives the canvas the keyboard. */
+static void
+test_input_escape (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  GtkWidget *cell = sk_input_cell_new ();
+  GtkWidget *window;
+  GtkWidget *view;
+  guint to_canvas = 0;
+
+  g_object_set (cell, "project", fixture->project, "node", fixture->a, NULL);
+  window = present (cell);
+  add_focus_canvas_action (window, &to_canvas);
+  view = child (cell, "text_view");
+
+  gtk_widget_grab_focus (view);
+  type_text (GTK_TEXT_VIEW (view), "Sum");
+  g_assert_true (send_key (window, GDK_KEY_Escape, 0));
+  g_assert_cmpuint (to_canvas, ==, 1);
+  g_assert_cmpstr (sk_node_get_input_text (fixture->a), ==, "Sum");
+
+  /* Escape with a modifier is not for the cell. */
+  g_assert_false (send_key (window, GDK_KEY_Escape, GDK_CONTROL_MASK));
+  g_assert_cmpuint (to_canvas, ==, 1);
+
+  dismiss (window, cell);
+}
+
+static SkNode *
+add_new_step (Fixture *fixture)
+{
+  g_autofree char *id = sk_project_next_node_id (fixture->project);
+  g_autofree char *name = sk_project_unique_name (fixture->project, "step");
+  g_autoptr(SkNode) node = sk_node_new (id, name);
+  g_autoptr(GError) error = NULL;
+
+  sk_project_add_node (fixture->project, node, &error);
+  g_assert_no_error (error);
+
+  return node;
+}
+
+/* A new step is named from its task when the task is committed, until
+ * the user names it. */
+static void
+test_input_name_from_task (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  GtkWidget *cell = sk_input_cell_new ();
+  g_autoptr(SkHistory) history = NULL;
+  SkNode *node;
+  SkNode *second;
+  GtkTextBuffer *buffer;
+  GtkWidget *window;
+  GtkWidget *view;
+  GtkWidget *elsewhere;
+  guint renamed = 0;
+
+  node = add_new_step (fixture);
+  second = add_new_step (fixture);
+  g_assert_cmpstr (sk_node_get_name (node), ==, "step");
+  g_assert_cmpstr (sk_node_get_name (second), ==, "step 2");
+  history = sk_history_new (fixture->project);
+
+  g_signal_connect_swapped (node, "notify::name", G_CALLBACK (count_cb), &renamed);
+  g_object_set (cell, "project", fixture->project, "node", node, "history", history, NULL);
+  window = present (cell);
+  view = child (cell, "text_view");
+  elsewhere = child (cell, "attach_button");
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+
+  /* Typing does not rename the step, key after key. */
+  gtk_widget_grab_focus (view);
+  type_text (GTK_TEXT_VIEW (view), "Load the monthly sales figures from the CSV files.\nThen more.");
+  g_assert_cmpuint (renamed, ==, 0);
+
+  /* Leaving the task does, with its first words. */
+  gtk_widget_grab_focus (elsewhere);
+  g_assert_cmpstr (sk_node_get_name (node), ==, "Load the monthly sales figures");
+  g_assert_cmpstr (sk_node_get_key (node), ==, "load_the_monthly_sales_figures");
+  g_assert_cmpuint (renamed, ==, 1);
+
+  /* A name it got from its task follows the task. */
+  gtk_widget_grab_focus (view);
+  gtk_text_buffer_set_text (buffer, "  \n Sum sales by region...", -1);
+  gtk_widget_grab_focus (elsewhere);
+  g_assert_cmpstr (sk_node_get_name (node), ==, "Sum sales by region");
+
+  /* Undo takes the name back and leaves the task; the name stays undone. */
+  g_assert_true (sk_history_undo (history));
+  g_assert_cmpstr (sk_node_get_name (node), ==, "Load the monthly sales figures");
+  g_assert_cmpstr (sk_node_get_input_text (node), ==, "  \n Sum sales by region...");
+  gtk_widget_grab_focus (view);
+  gtk_widget_grab_focus (elsewhere);
+  g_assert_cmpstr (sk_node_get_name (node), ==, "Load the monthly sales figures");
+
+  /* A name the user gave stays. */
+  sk_node_set_name (node, "Regional totals");
+  gtk_widget_grab_focus (view);
+  type_text (GTK_TEXT_VIEW (view), " Quickly.");
+  gtk_widget_grab_focus (elsewhere);
+  g_assert_cmpstr (sk_node_get_name (node), ==, "Regional totals");
+
+  /* Another step's name is not taken; a long word is cut. Switching steps
+   * commits the task too. */
+  sk_cell_set_node (SK_CELL (cell), second);
+  gtk_widget_grab_focus (view);
+  type_text (GTK_TEXT_VIEW (view), "Load sales!");
+  sk_cell_set_node (SK_CELL (cell), fixture->a);
+  g_assert_cmpstr (sk_node_get_name (second), ==, "Load sales 2");
+  sk_cell_set_node (SK_CELL (cell), second);
+  gtk_widget_grab_focus (view);
+  gtk_text_buffer_set_text (buffer, "Supercalifragilisticexpialidocious-and-more things", -1);
+  gtk_widget_grab_focus (elsewhere);
+  g_assert_cmpstr (sk_node_get_name (second), ==, "Supercalifragilisticexpialidocio");
+
+  g_signal_handlers_disconnect_by_data (node, &renamed);
+  dismiss (window, cell);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +509,8 @@ main (int   argc,
   ADD ("/cells/input/attach", test_input_attach);
   ADD ("/cells/input/attach-history", test_input_attach_history);
   ADD ("/cells/input/permissions", test_input_permissions);
+  ADD ("/cells/input/escape", test_input_escape);
+  ADD ("/cells/input/name-from-task", test_input_name_from_task);
 
 #undef ADD
 

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <utime.h>
 
 #include <glib/gstdio.h>
 
@@ -394,7 +395,7 @@ test_put_aside (Fixture       *fixture,
 
   /* A move cancelled while it waits for a save leaves the script where
    * it is. */
-  write_script (fixture, "print ('kept')\n");
+  write_script (fixture, "print ('old')\n");
   load (fixture);
   sk_script_file_set_text (fixture->script, "print ('kept')");
   sk_script_file_save (fixture->script);
@@ -402,6 +403,7 @@ test_put_aside (Fixture       *fixture,
   error = put_aside (fixture, cancellable);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
+  SK_TEST_WAIT_UNTIL (!sk_script_file_get_busy (fixture->script), WAIT_MSEC);
   assert_file (fixture, SK_STEP_FILE_SCRIPT, "print ('kept')\n");
   g_assert_true (sk_script_file_get_has_script (fixture->script));
 
@@ -468,6 +470,90 @@ test_errors (Fixture       *fixture,
   g_assert_true (sk_script_file_get_modified (fixture->script));
 }
 
+/* Sets the script's time of last change far back, so that a write shows. */
+static void
+age_script (Fixture *fixture)
+{
+  g_autofree char *path = g_build_filename (fixture->dir, "load_sales", "load_sales.py", NULL);
+  struct utimbuf times = { 1000000000, 1000000000 };
+
+  g_assert_cmpint (g_utime (path, &times), ==, 0);
+}
+
+static gint64
+script_mtime (Fixture *fixture)
+{
+  g_autofree char *path = g_build_filename (fixture->dir, "load_sales", "load_sales.py", NULL);
+  GStatBuf buf;
+
+  g_assert_cmpint (g_stat (path, &buf), ==, 0);
+  return buf.st_mtime;
+}
+
+static void
+test_blank (Fixture       *fixture,
+            gconstpointer  data)
+{
+  /* Typing only white space in a step without code, such as Tab pressed
+   * to move on, writes nothing; whoever waits for the save hears that it
+   * is done. */
+  load (fixture);
+  sk_script_file_set_text (fixture->script, "\t\t    \n  ");
+  sk_script_file_save (fixture->script);
+  g_assert_false (sk_script_file_get_busy (fixture->script));
+  g_assert_cmpuint (fixture->saved->len, ==, 1);
+  g_assert_false (sk_script_file_get_modified (fixture->script));
+  g_assert_false (sk_script_file_get_has_script (fixture->script));
+  assert_file (fixture, SK_STEP_FILE_SCRIPT, NULL);
+
+  /* A script of white space only is no code. */
+  write_script (fixture, "    \n\t\n");
+  age_script (fixture);
+  load (fixture);
+  g_assert_cmpstr (sk_script_file_get_text (fixture->script), ==, "    \n\t");
+  g_assert_false (sk_script_file_get_has_script (fixture->script));
+  sk_script_file_set_text (fixture->script, "        ");
+  sk_script_file_save (fixture->script);
+  g_assert_false (sk_script_file_get_busy (fixture->script));
+  g_assert_cmpuint (fixture->saved->len, ==, 2);
+  g_assert_cmpint (script_mtime (fixture), ==, 1000000000);
+
+  /* Code written into it makes it a script. */
+  sk_script_file_set_text (fixture->script, "print (1)");
+  sk_script_file_save (fixture->script);
+  SK_TEST_WAIT_UNTIL (fixture->saved->len == 3, WAIT_MSEC);
+  g_assert_true (sk_script_file_get_has_script (fixture->script));
+  assert_file (fixture, SK_STEP_FILE_SCRIPT, "print (1)\n");
+
+  /* An edit undone leaves the file as it was, not even touched. */
+  age_script (fixture);
+  sk_script_file_set_text (fixture->script, "print (2)");
+  sk_script_file_set_text (fixture->script, "print (1)");
+  sk_script_file_save (fixture->script);
+  g_assert_false (sk_script_file_get_busy (fixture->script));
+  g_assert_false (sk_script_file_get_modified (fixture->script));
+  g_assert_cmpuint (fixture->saved->len, ==, 4);
+  g_assert_cmpint (script_mtime (fixture), ==, 1000000000);
+
+  /* Deleting the code down to white space is written, and leaves the step
+   * without code. */
+  sk_script_file_set_text (fixture->script, "  ");
+  sk_script_file_save (fixture->script);
+  SK_TEST_WAIT_UNTIL (fixture->saved->len == 5, WAIT_MSEC);
+  assert_file (fixture, SK_STEP_FILE_SCRIPT, "  \n");
+  g_assert_false (sk_script_file_get_has_script (fixture->script));
+
+  /* The file monitor finds nothing new in it. */
+  sk_script_file_check (fixture->script);
+  g_usleep (500 * 1000);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (fixture->changed, ==, 0);
+
+  sk_script_file_close (fixture->script);
+  g_assert_cmpuint (fixture->errors->len, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -482,6 +568,7 @@ main (int   argc,
   ADD ("/script-file/external-change", test_external_change);
   ADD ("/script-file/put-aside", test_put_aside);
   ADD ("/script-file/errors", test_errors);
+  ADD ("/script-file/blank", test_blank);
 
 #undef ADD
 

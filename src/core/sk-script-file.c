@@ -30,6 +30,9 @@ struct _SkScriptFile
   char         *key;
   GFile        *file;
   char         *text;
+  /* The script on disk as last read or written, or %NULL when there is
+   * none, so that an edit undone is not written again. */
+  GBytes       *disk_contents;
   GFileMonitor *monitor;
   GCancellable *load_cancellable;
 
@@ -122,6 +125,39 @@ put_aside_data_free (PutAsideData *data)
   g_clear_object (&data->workflow_folder);
   g_clear_pointer (&data->key, g_free);
   g_free (data);
+}
+
+/* A script of white space only is no code: there is nothing in it to
+ * run, and the coding agent writes it as for a script that does not
+ * exist. */
+static gboolean
+text_is_blank (const char *text,
+               gsize       length)
+{
+  const char *end = text + length;
+
+  for (const char *p = text; p < end; p = g_utf8_next_char (p))
+    if (!g_unichar_isspace (g_utf8_get_char (p)))
+      return FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+contents_are_blank (GBytes *contents)
+{
+  gsize length = 0;
+  const char *data = g_bytes_get_data (contents, &length);
+
+  return data == NULL || text_is_blank (data, length);
+}
+
+static void
+set_disk_contents (SkScriptFile *self,
+                   GBytes       *contents)
+{
+  g_clear_pointer (&self->disk_contents, g_bytes_unref);
+  self->disk_contents = contents != NULL ? g_bytes_ref (contents) : NULL;
 }
 
 static gboolean
@@ -324,7 +360,17 @@ load_done_cb (GObject      *object,
 
   g_object_freeze_notify (G_OBJECT (self));
   replace_text (self, loaded ? text_from_contents (contents, length) : g_strdup (""));
-  set_has_script (self, loaded);
+  if (loaded)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (contents, length);
+
+      set_disk_contents (self, bytes);
+    }
+  else
+    {
+      set_disk_contents (self, NULL);
+    }
+  set_has_script (self, loaded && !text_is_blank (self->text, strlen (self->text)));
   self->saved_generation = self->generation;
   self->queued_generation = self->generation;
   update_modified (self);
@@ -355,8 +401,9 @@ save_done_cb (GObject      *object,
   else
     {
       self->saved_generation = MAX (self->saved_generation, op->generation);
+      set_disk_contents (self, op->contents);
       g_object_freeze_notify (G_OBJECT (self));
-      set_has_script (self, TRUE);
+      set_has_script (self, !contents_are_blank (op->contents));
       update_modified (self);
       g_object_thaw_notify (G_OBJECT (self));
       g_signal_emit (self, signals [SAVED], 0, self->file);
@@ -406,6 +453,7 @@ delete_done_cb (GObject      *object,
   else
     {
       replace_text (self, g_strdup (""));
+      set_disk_contents (self, NULL);
       set_has_script (self, FALSE);
       g_signal_emit (self, signals [LOADED], 0);
     }
@@ -444,6 +492,7 @@ put_aside_done_cb (GObject      *object,
   if (moved)
     {
       replace_text (self, g_strdup (""));
+      set_disk_contents (self, NULL);
       set_has_script (self, FALSE);
       g_signal_emit (self, signals [LOADED], 0);
     }
@@ -519,6 +568,7 @@ run_next_op (SkScriptFile *self)
 static void
 save_now (SkScriptFile *self)
 {
+  g_autoptr(GBytes) contents = NULL;
   Op *op;
 
   g_clear_handle_id (&self->save_source, g_source_remove);
@@ -529,16 +579,23 @@ save_now (SkScriptFile *self)
   self->queued_generation = self->generation;
 
   /* Typing and deleting everything in a step without code leaves it
-   * without code. */
-  if (!self->has_script && self->text[0] == '\0')
+   * without code, as does typing only white space, such as Tab pressed
+   * to move on; and an edit undone leaves the script as it was. */
+  contents = contents_from_text (self->text);
+  if ((!self->has_script && contents_are_blank (contents)) ||
+      (self->disk_contents != NULL && g_bytes_equal (contents, self->disk_contents)))
     {
       self->saved_generation = self->generation;
       update_modified (self);
+
+      /* Whoever waits for the edits to be on disk, such as a run about to
+       * start, hears that they are. */
+      g_signal_emit (self, signals [SAVED], 0, self->file);
       return;
     }
 
   op = op_new (self, OP_SAVE);
-  op->contents = contents_from_text (self->text);
+  op->contents = g_steal_pointer (&contents);
   queue_op (self, op);
 }
 
@@ -595,6 +652,7 @@ check_contents_cb (GObject      *object,
         {
           g_signal_emit (self, signals [CHANGED_ON_DISK], 0);
           replace_text (self, g_strdup (""));
+          set_disk_contents (self, NULL);
           set_has_script (self, FALSE);
           g_signal_emit (self, signals [LOADED], 0);
         }
@@ -602,7 +660,7 @@ check_contents_cb (GObject      *object,
     }
 
   text = text_from_contents (contents, length);
-  if (self->has_script && g_str_equal (text, self->text))
+  if ((self->has_script || self->disk_contents != NULL) && g_str_equal (text, self->text))
     return;
 
   g_signal_emit (self, signals [CHANGED_ON_DISK], 0);
@@ -720,6 +778,7 @@ sk_script_file_finalize (GObject *object)
   g_clear_pointer (&self->key, g_free);
   g_clear_object (&self->file);
   g_clear_pointer (&self->text, g_free);
+  g_clear_pointer (&self->disk_contents, g_bytes_unref);
 
   G_OBJECT_CLASS (sk_script_file_parent_class)->finalize (object);
 }
@@ -818,8 +877,9 @@ sk_script_file_class_init (SkScriptFileClass *klass)
   /**
    * SkScriptFile:has-script:
    *
-   * Whether the script exists on disk, as far as the last load, save or
-   * check found.
+   * Whether the script exists on disk and has code in it, as far as the
+   * last load, save or check found. A script of white space only has no
+   * code.
    */
   properties [PROP_HAS_SCRIPT] =
     g_param_spec_boolean ("has-script", NULL, NULL, FALSE,
@@ -873,7 +933,9 @@ sk_script_file_class_init (SkScriptFileClass *klass)
    * @self: a #SkScriptFile
    * @file: the script that was written
    *
-   * Emitted when an edit has been written to the script.
+   * Emitted when the edits are on disk: when they have been written to
+   * the script, or when there was nothing to write because they left it
+   * as it was, or left a step without code with white space only.
    */
   signals [SAVED] =
     g_signal_new ("saved",
@@ -1030,7 +1092,8 @@ sk_script_file_set_text (SkScriptFile *self,
  * sk_script_file_get_has_script:
  * @self: a #SkScriptFile
  *
- * Returns: %TRUE if the script exists on disk
+ * Returns: %TRUE if the script exists on disk with something other than
+ *   white space in it
  */
 gboolean
 sk_script_file_get_has_script (SkScriptFile *self)

@@ -22,6 +22,8 @@ typedef struct
  *
  * The abstract base of the input, output and code cells: it holds the
  * project and the node a cell shows, and follows the node's signals.
+ * Escape in a cell, when nothing inside it uses the key, activates the
+ * `win.focus-canvas` action.
  */
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (SkCell, sk_cell, GTK_TYPE_WIDGET)
 
@@ -39,6 +41,23 @@ enum {
 
 static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
+
+/* Escape that nothing inside the cell used, as a popover closing or the
+ * code view ending its editing do, gives the canvas the keyboard focus,
+ * so that the keyboard is never caught in a cell. It runs in the bubble
+ * phase, after the focused widget and its parents in the cell. */
+static gboolean
+key_pressed_cb (SkCell                *self,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                GtkEventControllerKey *controller)
+{
+  if (keyval != GDK_KEY_Escape || (state & gtk_accelerator_get_default_mod_mask ()) != 0)
+    return GDK_EVENT_PROPAGATE;
+
+  return gtk_widget_activate_action (GTK_WIDGET (self), "win.focus-canvas", NULL);
+}
 
 static void
 sk_cell_dispose (GObject *object)
@@ -145,8 +164,14 @@ static void
 sk_cell_init (SkCell *self)
 {
   SkCellPrivate *priv = sk_cell_get_instance_private (self);
+  GtkEventController *key;
 
   priv->node_signals = g_signal_group_new (SK_TYPE_NODE);
+
+  key = gtk_event_controller_key_new ();
+  g_signal_connect_object (key, "key-pressed",
+                           G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), key);
 }
 
 /**

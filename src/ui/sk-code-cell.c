@@ -18,33 +18,49 @@
  * writes it in order, watches it and puts it aside. */
 struct _SkCodeCell
 {
-  SkCell           parent_instance;
+  SkCell             parent_instance;
 
   /* template widgets */
-  GtkBox          *card;
-  GtkLabel        *file_label;
-  GtkButton       *clear_button;
-  GtkButton       *regenerate_button;
-  GtkStack        *stack;
-  GtkSourceView   *view;
-  GtkLabel        *placeholder_label;
+  GtkBox            *card;
+  GtkLabel          *file_label;
+  GtkButton         *clear_button;
+  GtkButton         *regenerate_button;
+  GtkStack          *stack;
+  GtkScrolledWindow *scroller;
+  GtkSourceView     *view;
+  GtkLabel          *placeholder_label;
+  GtkButton         *agent_button;
+  GtkLabel          *edit_hint;
 
   /* owned refs */
-  GtkSourceBuffer *buffer;
-  SkScriptFile    *script;
+  GtkSourceBuffer   *buffer;
+  SkScriptFile      *script;
 
   /* Scripts shown before, or put aside without being shown, whose writes
    * are still queued; they report to the cell until they are done. */
-  GPtrArray       *retired;
+  GPtrArray         *retired;
 
   /* Each document (one node's script) gets a new serial, so that a dialog
    * answered late acts on the script it asked about. */
-  guint            serial;
+  guint              serial;
 
-  guint            has_script : 1;
-  guint            quiet : 1;
-  guint            writing : 1;
-  guint            moving : 1;
+  /* Nesting of the buffer's user actions and of its undo and redo: only
+   * changes made inside them are the user's and are written. */
+  guint              user_action;
+  guint              undoing;
+
+  /* The window's focus, which ends editing when it leaves the view even
+   * where the window is not active and no focus events come. */
+  GtkRoot           *root;
+  gulong             root_focus_id;
+
+  guint              has_script : 1;
+  guint              agent_ready : 1;
+  guint              editing : 1;
+  guint              focused : 1;
+  guint              quiet : 1;
+  guint              writing : 1;
+  guint              moving : 1;
 };
 
 G_DEFINE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK_TYPE_CELL)
@@ -52,6 +68,9 @@ G_DEFINE_FINAL_TYPE (SkCodeCell, sk_code_cell, SK_TYPE_CELL)
 enum {
   PROP_0,
   PROP_HAS_SCRIPT,
+  PROP_CAN_UNDO,
+  PROP_CAN_REDO,
+  PROP_AGENT_READY,
   N_PROPS
 };
 
@@ -71,6 +90,24 @@ get_buffer_text (GtkTextBuffer *buffer)
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
+}
+
+/* Only white space is no code: the runner would find nothing to run in
+ * it, and the coding agent writes the script. */
+static gboolean
+is_blank (GtkTextBuffer *buffer)
+{
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_start_iter (buffer, &iter);
+  do
+    {
+      if (!gtk_text_iter_is_end (&iter) && !g_unichar_isspace (gtk_text_iter_get_char (&iter)))
+        return FALSE;
+    }
+  while (gtk_text_iter_forward_char (&iter));
+
+  return TRUE;
 }
 
 static gboolean
@@ -97,27 +134,55 @@ set_has_script (SkCodeCell *self,
 static void
 update_placeholder (SkCodeCell *self)
 {
-  gboolean empty = gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer)) == 0;
+  gboolean blank = is_blank (GTK_TEXT_BUFFER (self->buffer));
 
   if (self->writing)
     gtk_label_set_label (self->placeholder_label,
                          _("The coding agent is writing this step’s code…"));
-  else
+  else if (self->agent_ready)
     gtk_label_set_label (self->placeholder_label,
                          _("This step has no code yet. Run the workflow to have the coding agent write it."));
+  else
+    gtk_label_set_label (self->placeholder_label,
+                         _("This step has no code yet. Set up a coding agent in Preferences to have it written, or write the code here."));
 
+  gtk_widget_set_visible (GTK_WIDGET (self->agent_button),
+                          !self->writing && !self->agent_ready && blank && !self->has_script);
   gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label),
-                          empty && !self->has_script && !is_loading (self));
+                          blank && !self->has_script && !is_loading (self));
+}
+
+static gboolean
+may_edit (SkCodeCell *self)
+{
+  return !is_loading (self) && !self->writing && !self->moving;
 }
 
 /* What the user types while the coding agent writes the script, or while
  * the script is being put aside, would be written over the agent's work or
- * bring the old script back, so the code is read-only meanwhile. */
+ * bring the old script back, so the code is read-only meanwhile.
+ *
+ * The view also hands the keyboard on, as a terminal or a code editor
+ * embedded in a form does: reached with Tab, it only shows the code, so
+ * that Tab moves on and keys type nothing; Return or a click starts
+ * editing, with the cursor, and Escape or leaving the view ends it. */
 static void
 update_editable (SkCodeCell *self)
 {
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view),
-                              !is_loading (self) && !self->writing && !self->moving);
+  gboolean editable = self->editing && may_edit (self);
+
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view), editable);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (self->view), editable);
+  gtk_widget_set_visible (GTK_WIDGET (self->edit_hint),
+                          self->focused && !self->editing && may_edit (self));
+}
+
+static void
+set_editing (SkCodeCell *self,
+             gboolean    editing)
+{
+  self->editing = !!editing;
+  update_editable (self);
 }
 
 static void
@@ -365,11 +430,57 @@ buffer_changed_cb (SkCodeCell    *self,
 
   update_placeholder (self);
 
-  if (self->quiet || self->script == NULL || sk_script_file_get_loading (self->script))
+  /* Loading, reloading and changes made by code are not edits to write;
+   * the user's typing, pasting, cutting, dropping and undoing are. */
+  if (self->quiet || (self->user_action == 0 && self->undoing == 0))
+    return;
+
+  if (self->script == NULL || sk_script_file_get_loading (self->script))
     return;
 
   text = get_buffer_text (buffer);
+  if (g_str_equal (text, sk_script_file_get_text (self->script)))
+    return;
+
   sk_script_file_set_text (self->script, text);
+}
+
+static void
+buffer_begin_user_action_cb (SkCodeCell *self)
+{
+  self->user_action++;
+}
+
+static void
+buffer_end_user_action_cb (SkCodeCell *self)
+{
+  if (self->user_action > 0)
+    self->user_action--;
+}
+
+static void
+buffer_undo_cb (SkCodeCell *self)
+{
+  self->undoing++;
+}
+
+static void
+buffer_undo_after_cb (SkCodeCell *self)
+{
+  if (self->undoing > 0)
+    self->undoing--;
+}
+
+static void
+buffer_can_undo_cb (SkCodeCell *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_CAN_UNDO]);
+}
+
+static void
+buffer_can_redo_cb (SkCodeCell *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_CAN_REDO]);
 }
 
 /* Saves what the user typed into the shown script, then shows the script of
@@ -415,6 +526,26 @@ reload_document (SkCodeCell *self)
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), GTK_TEXT_BUFFER (self->buffer));
   g_signal_connect_object (self->buffer, "changed",
                            G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "begin-user-action",
+                           G_CALLBACK (buffer_begin_user_action_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "end-user-action",
+                           G_CALLBACK (buffer_end_user_action_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "undo",
+                           G_CALLBACK (buffer_undo_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "undo",
+                           G_CALLBACK (buffer_undo_after_cb), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_connect_object (self->buffer, "redo",
+                           G_CALLBACK (buffer_undo_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "redo",
+                           G_CALLBACK (buffer_undo_after_cb), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_connect_object (self->buffer, "notify::can-undo",
+                           G_CALLBACK (buffer_can_undo_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "notify::can-redo",
+                           G_CALLBACK (buffer_can_redo_cb), self, G_CONNECT_SWAPPED);
+  self->user_action = 0;
+  self->undoing = 0;
 
   self->script = g_steal_pointer (&script);
   set_has_script (self, FALSE);
@@ -429,6 +560,81 @@ reload_document (SkCodeCell *self)
 
   update_editable (self);
   update_placeholder (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_CAN_UNDO]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_CAN_REDO]);
+}
+
+/* Runs in the capture phase around the view, before the view's own
+ * keys. The view has no completion or hover providers, so no popup of its
+ * own wants Escape first. */
+static gboolean
+view_key_pressed_cb (SkCodeCell            *self,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     GtkEventControllerKey *controller)
+{
+  GdkModifierType modifiers = state & gtk_accelerator_get_default_mod_mask ();
+
+  if (!gtk_widget_is_focus (GTK_WIDGET (self->view)))
+    return GDK_EVENT_PROPAGATE;
+
+  if (self->editing)
+    {
+      /* A second Escape reaches SkCell and the canvas. */
+      if (keyval == GDK_KEY_Escape && modifiers == 0)
+        {
+          set_editing (self, FALSE);
+          return GDK_EVENT_STOP;
+        }
+      return GDK_EVENT_PROPAGATE;
+    }
+
+  switch (keyval)
+    {
+    case GDK_KEY_Return:
+    case GDK_KEY_KP_Enter:
+    case GDK_KEY_ISO_Enter:
+      if (modifiers != 0 || !may_edit (self))
+        return GDK_EVENT_PROPAGATE;
+      set_editing (self, TRUE);
+      return GDK_EVENT_STOP;
+
+    /* GtkSourceView's smart backspace and the overwrite mode would act on a
+     * view that only shows the code. */
+    case GDK_KEY_BackSpace:
+    case GDK_KEY_Delete:
+    case GDK_KEY_KP_Delete:
+    case GDK_KEY_Insert:
+    case GDK_KEY_KP_Insert:
+      return GDK_EVENT_STOP;
+
+    default:
+      return GDK_EVENT_PROPAGATE;
+    }
+}
+
+/* A click into the code starts editing there, before the view places the
+ * cursor. */
+static void
+view_pressed_cb (SkCodeCell *self)
+{
+  if (!self->editing && may_edit (self))
+    set_editing (self, TRUE);
+}
+
+static void
+view_focus_enter_cb (SkCodeCell *self)
+{
+  self->focused = TRUE;
+  update_editable (self);
+}
+
+static void
+view_focus_leave_cb (SkCodeCell *self)
+{
+  self->focused = FALSE;
+  set_editing (self, FALSE);
 }
 
 static void
@@ -518,6 +724,38 @@ style_dark_cb (SkCodeCell *self)
 }
 
 static void
+root_focus_cb (SkCodeCell *self)
+{
+  gboolean focused = self->root != NULL && gtk_root_get_focus (self->root) == GTK_WIDGET (self->view);
+
+  if (focused && !self->focused)
+    view_focus_enter_cb (self);
+  else if (!focused && (self->focused || self->editing))
+    view_focus_leave_cb (self);
+}
+
+static void
+sk_code_cell_root (GtkWidget *widget)
+{
+  SkCodeCell *self = SK_CODE_CELL (widget);
+
+  GTK_WIDGET_CLASS (sk_code_cell_parent_class)->root (widget);
+  self->root = gtk_widget_get_root (widget);
+  self->root_focus_id = g_signal_connect_object (self->root, "notify::focus-widget",
+                                                 G_CALLBACK (root_focus_cb), self, G_CONNECT_SWAPPED);
+}
+
+static void
+sk_code_cell_unroot (GtkWidget *widget)
+{
+  SkCodeCell *self = SK_CODE_CELL (widget);
+
+  g_clear_signal_handler (&self->root_focus_id, self->root);
+  self->root = NULL;
+  GTK_WIDGET_CLASS (sk_code_cell_parent_class)->unroot (widget);
+}
+
+static void
 sk_code_cell_unmap (GtkWidget *widget)
 {
   SkCodeCell *self = SK_CODE_CELL (widget);
@@ -592,6 +830,37 @@ sk_code_cell_get_property (GObject    *object,
       g_value_set_boolean (value, self->has_script);
       break;
 
+    case PROP_CAN_UNDO:
+      g_value_set_boolean (value, sk_code_cell_get_can_undo (self));
+      break;
+
+    case PROP_CAN_REDO:
+      g_value_set_boolean (value, sk_code_cell_get_can_redo (self));
+      break;
+
+    case PROP_AGENT_READY:
+      g_value_set_boolean (value, self->agent_ready);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sk_code_cell_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  SkCodeCell *self = SK_CODE_CELL (object);
+
+  switch (prop_id)
+    {
+    case PROP_AGENT_READY:
+      sk_code_cell_set_agent_ready (self, g_value_get_boolean (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -606,15 +875,51 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
 
   object_class->dispose = sk_code_cell_dispose;
   object_class->get_property = sk_code_cell_get_property;
+  object_class->set_property = sk_code_cell_set_property;
 
   widget_class->unmap = sk_code_cell_unmap;
+  widget_class->root = sk_code_cell_root;
+  widget_class->unroot = sk_code_cell_unroot;
 
   cell_class->project_changed = sk_code_cell_project_changed;
   cell_class->node_changed = sk_code_cell_node_changed;
 
+  /**
+   * SkCodeCell:has-script:
+   *
+   * Whether the node's script exists on disk and has code in it.
+   */
   properties [PROP_HAS_SCRIPT] =
     g_param_spec_boolean ("has-script", NULL, NULL, FALSE,
                           (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkCodeCell:can-undo:
+   *
+   * Whether the code has an edit to undo, for the window's Undo.
+   */
+  properties [PROP_CAN_UNDO] =
+    g_param_spec_boolean ("can-undo", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkCodeCell:can-redo:
+   *
+   * Whether the code has an undone edit to redo, for the window's Redo.
+   */
+  properties [PROP_CAN_REDO] =
+    g_param_spec_boolean ("can-redo", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SkCodeCell:agent-ready:
+   *
+   * Whether a coding agent is set up to write the code; without one, a
+   * step without code offers to set one up.
+   */
+  properties [PROP_AGENT_READY] =
+    g_param_spec_boolean ("agent-ready", NULL, NULL, TRUE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -637,8 +942,8 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
    * @self: a #SkCodeCell
    * @file: the script that was written
    *
-   * Emitted when an edit has been written to a script, which may belong to
-   * a node that the cell no longer shows.
+   * Emitted when the edits are on disk (see #SkScriptFile::saved) in a
+   * script, which may belong to a node that the cell no longer shows.
    */
   signals [SAVED] =
     g_signal_new ("saved",
@@ -657,8 +962,11 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, clear_button);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, regenerate_button);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, stack);
+  gtk_widget_class_bind_template_child (widget_class, SkCodeCell, scroller);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, view);
   gtk_widget_class_bind_template_child (widget_class, SkCodeCell, placeholder_label);
+  gtk_widget_class_bind_template_child (widget_class, SkCodeCell, agent_button);
+  gtk_widget_class_bind_template_child (widget_class, SkCodeCell, edit_hint);
   gtk_widget_class_bind_template_callback (widget_class, clear_clicked_cb);
 
   gtk_widget_class_set_css_name (widget_class, "codecell");
@@ -667,7 +975,32 @@ sk_code_cell_class_init (SkCodeCellClass *klass)
 static void
 sk_code_cell_init (SkCodeCell *self)
 {
+  GtkEventController *controller;
+  GtkGesture *gesture;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->agent_ready = TRUE;
+
+  controller = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (controller, "key-pressed",
+                           G_CALLBACK (view_key_pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->scroller), controller);
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), 0);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (gesture), GTK_PHASE_CAPTURE);
+  g_signal_connect_object (gesture, "pressed",
+                           G_CALLBACK (view_pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->view), GTK_EVENT_CONTROLLER (gesture));
+
+  controller = gtk_event_controller_focus_new ();
+  g_signal_connect_object (controller, "enter",
+                           G_CALLBACK (view_focus_enter_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (controller, "leave",
+                           G_CALLBACK (view_focus_leave_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->view), controller);
 
   self->retired = g_ptr_array_new_with_free_func (g_object_unref);
 
@@ -730,6 +1063,71 @@ sk_code_cell_get_has_script (SkCodeCell *self)
   g_return_val_if_fail (SK_IS_CODE_CELL (self), FALSE);
 
   return self->has_script;
+}
+
+/**
+ * sk_code_cell_get_can_undo:
+ * @self: a #SkCodeCell
+ *
+ * Returns: %TRUE if the code has an edit to undo
+ */
+gboolean
+sk_code_cell_get_can_undo (SkCodeCell *self)
+{
+  g_return_val_if_fail (SK_IS_CODE_CELL (self), FALSE);
+
+  return self->buffer != NULL && gtk_text_buffer_get_can_undo (GTK_TEXT_BUFFER (self->buffer));
+}
+
+/**
+ * sk_code_cell_get_can_redo:
+ * @self: a #SkCodeCell
+ *
+ * Returns: %TRUE if the code has an undone edit to redo
+ */
+gboolean
+sk_code_cell_get_can_redo (SkCodeCell *self)
+{
+  g_return_val_if_fail (SK_IS_CODE_CELL (self), FALSE);
+
+  return self->buffer != NULL && gtk_text_buffer_get_can_redo (GTK_TEXT_BUFFER (self->buffer));
+}
+
+/**
+ * sk_code_cell_get_agent_ready:
+ * @self: a #SkCodeCell
+ *
+ * Returns: whether a coding agent is set up to write the code
+ */
+gboolean
+sk_code_cell_get_agent_ready (SkCodeCell *self)
+{
+  g_return_val_if_fail (SK_IS_CODE_CELL (self), FALSE);
+
+  return self->agent_ready;
+}
+
+/**
+ * sk_code_cell_set_agent_ready:
+ * @self: a #SkCodeCell
+ * @agent_ready: whether a coding agent is set up
+ *
+ * Sets whether a coding agent is set up, so that a step without code
+ * says how its code gets written.
+ */
+void
+sk_code_cell_set_agent_ready (SkCodeCell *self,
+                              gboolean    agent_ready)
+{
+  g_return_if_fail (SK_IS_CODE_CELL (self));
+
+  agent_ready = !!agent_ready;
+  if (self->agent_ready == agent_ready)
+    return;
+
+  self->agent_ready = agent_ready;
+  update_placeholder (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_AGENT_READY]);
 }
 
 /**

@@ -22,6 +22,11 @@ SkScriptFile *sk_code_cell_get_script_file (SkCodeCell *self);
 GFile        *sk_code_cell_get_file        (SkCodeCell *self);
 gboolean      sk_code_cell_get_has_script  (SkCodeCell *self);
 gboolean      sk_code_cell_get_modified    (SkCodeCell *self);
+gboolean      sk_code_cell_get_can_undo    (SkCodeCell *self);
+gboolean      sk_code_cell_get_can_redo    (SkCodeCell *self);
+gboolean      sk_code_cell_get_agent_ready (SkCodeCell *self);
+void          sk_code_cell_set_agent_ready (SkCodeCell *self,
+                                            gboolean    agent_ready);
 void          sk_code_cell_save            (SkCodeCell *self);
 
 G_END_DECLS

@@ -17,6 +17,9 @@
 
 #define COMPARE_CHUNK_SIZE (64 * 1024)
 
+/* The longest name a step gets from its task, in characters. */
+#define NAME_FROM_TASK_MAX 32
+
 struct _SkInputCell
 {
   SkCell                parent_instance;
@@ -42,6 +45,9 @@ struct _SkInputCell
   GCancellable         *cancellable;
   /* The rows of the folders the step may read, before read_row. */
   GPtrArray            *read_rows;
+  /* The task as it was when the node was shown or the task last
+   * committed, which a name given from the task was made of. */
+  char                 *committed_text;
 
   guint                 updating_buffer : 1;
   guint                 updating_permissions : 1;
@@ -89,6 +95,151 @@ get_buffer_text (GtkTextBuffer *buffer)
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* The first words of the task's first line that is not empty, at most
+ * NAME_FROM_TASK_MAX characters and cut between words, without the
+ * punctuation that ends a sentence. */
+static char *
+name_from_task (const char *task)
+{
+  g_auto(GStrv) lines = g_strsplit (task != NULL ? task : "", "\n", -1);
+  g_auto(GStrv) words = NULL;
+  GString *name = g_string_new (NULL);
+  const char *line = "";
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_strstrip (lines[i]);
+      if (lines[i][0] != '\0')
+        {
+          line = lines[i];
+          break;
+        }
+    }
+
+  words = g_strsplit_set (line, " \t\r", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      glong length = g_utf8_strlen (name->str, -1);
+      glong word_length = g_utf8_strlen (words[i], -1);
+
+      if (words[i][0] == '\0')
+        continue;
+
+      if (name->len == 0 && word_length > NAME_FROM_TASK_MAX)
+        {
+          /* One long word: cut it. */
+          g_autofree char *cut = g_utf8_substring (words[i], 0, NAME_FROM_TASK_MAX);
+
+          g_string_append (name, cut);
+          break;
+        }
+
+      if (name->len > 0 && length + 1 + word_length > NAME_FROM_TASK_MAX)
+        break;
+
+      if (name->len > 0)
+        g_string_append_c (name, ' ');
+      g_string_append (name, words[i]);
+    }
+
+  while (name->len > 0 && strchr (".,;:!?-", name->str[name->len - 1]) != NULL)
+    g_string_truncate (name, name->len - 1);
+  if (g_str_has_suffix (name->str, "…"))
+    g_string_truncate (name, name->len - strlen ("…"));
+
+  return g_string_free (name, FALSE);
+}
+
+/* Whether @name is @base, or @base with the number that makes a name
+ * unique (sk_project_unique_name()). */
+static gboolean
+is_name_from (const char *name,
+              const char *base)
+{
+  gsize base_len = strlen (base);
+  const char *p;
+
+  if (base_len == 0 || strncmp (name, base, base_len) != 0)
+    return FALSE;
+
+  p = name + base_len;
+  if (*p == '\0')
+    return TRUE;
+  if (*p != ' ' || !g_ascii_isdigit (p[1]))
+    return FALSE;
+  for (p++; *p != '\0'; p++)
+    if (!g_ascii_isdigit (*p))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* A step keeps a name the user gave it. Its name is its own until then:
+ * the name a new step gets ("step", "step 2", …) or the one it got from
+ * its task before. */
+static gboolean
+has_automatic_name (SkInputCell *self,
+                    SkNode      *node)
+{
+  g_autofree char *from_task = name_from_task (self->committed_text);
+  const char *name = sk_node_get_name (node);
+
+  /* Translators: the name of a new step, as in sk-canvas-actions.c. */
+  return is_name_from (name, _("step")) || is_name_from (name, from_task);
+}
+
+/* Names a step that has no name of the user's from its task, once the
+ * task is committed rather than at every key: the step's folder follows
+ * its name. The rename is an undo step of its own, after the typing. */
+static void
+commit_task (SkInputCell *self,
+             SkNode      *node)
+{
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  const char *text = sk_node_get_input_text (node);
+  g_autofree char *base = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *key = NULL;
+
+  if (g_strcmp0 (text, self->committed_text) == 0)
+    return;
+
+  /* A node of a workflow that is no longer shown keeps its name. */
+  if (project == NULL ||
+      sk_project_get_node_by_key (project, sk_node_get_key (node)) != node ||
+      !has_automatic_name (self, node))
+    goto done;
+
+  base = name_from_task (text);
+  key = sk_node_key_from_name (base);
+  if (key[0] == '\0' || is_name_from (sk_node_get_name (node), base))
+    goto done;
+
+  if (sk_project_check_name (project, node, base, NULL))
+    name = g_strdup (base);
+  else
+    name = sk_project_unique_name (project, base);
+
+  if (self->history != NULL)
+    sk_history_begin (self->history, NULL);
+  sk_node_set_name (node, name);
+  if (self->history != NULL)
+    sk_history_end (self->history);
+
+done:
+  g_free (self->committed_text);
+  self->committed_text = g_strdup (text);
+}
+
+static void
+text_focus_leave_cb (SkInputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+
+  if (node != NULL)
+    commit_task (self, node);
 }
 
 static void
@@ -792,6 +943,11 @@ sk_input_cell_node_changed (SkCell *cell,
   SkInputCell *self = SK_INPUT_CELL (cell);
   SkNode *node = sk_cell_get_node (cell);
 
+  if (old_node != NULL)
+    commit_task (self, old_node);
+  g_free (self->committed_text);
+  self->committed_text = g_strdup (node != NULL ? sk_node_get_input_text (node) : NULL);
+
   sync_text_from_node (self, TRUE);
   sync_files_from_node (self);
   sync_permissions_from_node (self);
@@ -823,6 +979,7 @@ sk_input_cell_dispose (GObject *object)
   g_clear_object (&self->files);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->read_rows, g_ptr_array_unref);
+  g_clear_pointer (&self->committed_text, g_free);
 
   G_OBJECT_CLASS (sk_input_cell_parent_class)->dispose (object);
 }
@@ -908,10 +1065,16 @@ static void
 sk_input_cell_init (SkInputCell *self)
 {
   GSignalGroup *node_signals = sk_cell_get_node_signals (SK_CELL (self));
+  GtkEventController *focus;
   GtkDropTarget *drop_target;
   GtkTextBuffer *buffer;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  focus = gtk_event_controller_focus_new ();
+  g_signal_connect_object (focus, "leave",
+                           G_CALLBACK (text_focus_leave_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->text_view), focus);
 
   self->cancellable = g_cancellable_new ();
   self->files = gtk_string_list_new (NULL);
