@@ -408,8 +408,8 @@ test_run_no_code (void)
 
   run_skele (&result, "run", dir, "--events", "json", NULL);
   assert_status (&result, 1);
-  sk_test_assert_contains (result.err, "“first” has no code yet");
-  sk_test_assert_contains (result.err, "“second” was not run");
+  sk_test_assert_contains (result.err, "? “first”: This step has no code yet");
+  sk_test_assert_contains (result.err, "– “second”: Not run: it needs “first”, which has no code yet.");
   sk_test_assert_contains (result.err, "1 without code, 1 waiting for code");
   events = parse_events (result.out);
   assert_finished (events, 0, 0, 0, 0, 0, 1);

@@ -174,6 +174,7 @@ test_run_no_script (Fixture       *f,
   SkWindow *window;
   SkProject *project;
   AdwMessageDialog *dialog;
+  gboolean agent_ready = TRUE;
   SkNode *node;
 
   if (skip_without_python ())
@@ -198,6 +199,9 @@ test_run_no_script (Fixture       *f,
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "No Coding Agent Is Set Up");
   sk_test_assert_contains (adw_message_dialog_get_body (dialog), "choose a provider and a model in Preferences");
   respond (dialog, "_Not Now");
+  /* The code cell does not promise an agent that is not there. */
+  g_object_get (_sk_window_get_code_cell (window), "agent-ready", &agent_ready, NULL);
+  g_assert_false (agent_ready);
   /* The step is shown. */
   g_assert_true (sk_canvas_get_selected_node (_sk_window_get_canvas (window)) == node);
 

@@ -204,15 +204,17 @@ node_state_changed_cb (SkRunner    *runner,
       /* A step skipped for a reason of the runner's, such as a prior without
        * code, says so in its error text. */
       if (sk_node_get_error_text (node) != NULL)
-        g_printerr (_("– “%s” was not run: %s\n"), name, sk_node_get_error_text (node));
+        g_printerr (_("– “%s”: %s\n"), name, sk_node_get_error_text (node));
       else
         g_printerr (_("– “%s” was skipped: the step decided not to run.\n"), name);
       print_indented (sk_node_get_output_text (node), MAX_SUMMARY_LINES);
       break;
 
     case SK_NODE_STATE_NO_CODE:
-      g_printerr (_("? “%s” has no code yet: %s\n"), name,
-                  sk_node_get_error_text (node) != NULL ? sk_node_get_error_text (node) : "");
+      if (sk_node_get_error_text (node) != NULL)
+        g_printerr (_("? “%s”: %s\n"), name, sk_node_get_error_text (node));
+      else
+        g_printerr (_("? “%s” has no code yet.\n"), name);
       break;
 
     case SK_NODE_STATE_UP_TO_DATE:

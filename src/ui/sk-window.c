@@ -781,6 +781,18 @@ main_paned_moved_cb (SkWindow *self)
     self->cells_share = (double) gtk_paned_get_position (self->main_paned) / height;
 }
 
+/* The code cell offers to set up a coding agent where none is, instead of
+ * promising one that will write the code. */
+static void
+update_agent_ready (SkWindow *self)
+{
+  g_autoptr(SkAgentSettings) agent = sk_agent_settings_load (self->settings, FALSE, NULL);
+
+  g_object_set (self->code_cell,
+                "agent-ready", agent != NULL && sk_agent_settings_is_ready (agent),
+                NULL);
+}
+
 static void
 focus_widget_cb (SkWindow *self)
 {
@@ -945,6 +957,8 @@ sk_window_init (SkWindow *self)
   g_signal_connect_object (self->input_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->code_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->code_cell, "notify::has-script", G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_agent_ready), self, G_CONNECT_SWAPPED);
+  update_agent_ready (self);
 
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (zoom_changed_cb), self, G_CONNECT_SWAPPED);
   _sk_window_problems_init (self, GTK_OVERLAY (gtk_widget_get_parent (GTK_WIDGET (self->canvas))));
