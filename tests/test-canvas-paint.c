@@ -501,8 +501,8 @@ test_run_button (Fixture       *f,
   set_view (f, 1.0, 150, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
   sk_canvas_select_node (f->canvas, a);
 
-  /* The button is at the right end of the selected box. */
-  _sk_canvas_model_to_widget (f->canvas, NODE_W / 2 - 8 - 11, 0, &x, &y);
+  /* The button is at the right end of the selected box's state line. */
+  _sk_canvas_model_to_widget (f->canvas, NODE_W / 2 - 8 - 11, NODE_H / 2 - 5 - 11, &x, &y);
   g_assert_true (_sk_canvas_run_button_at (f->canvas, x, y, &hit));
   g_assert_true (hit == a);
 
@@ -511,12 +511,12 @@ test_run_button (Fixture       *f,
   g_assert_cmpstr (f->run_node, ==, sk_node_get_key (a));
 
   /* Not on a step that is neither selected nor hovered. */
-  _sk_canvas_model_to_widget (f->canvas, 300 + NODE_W / 2 - 8 - 11, 0, &x, &y);
+  _sk_canvas_model_to_widget (f->canvas, 300 + NODE_W / 2 - 8 - 11, NODE_H / 2 - 5 - 11, &x, &y);
   g_assert_false (_sk_canvas_run_button_at (f->canvas, x, y, &hit));
 
   /* Nor while a run is going: a click there selects as before. */
   sk_node_set_state (b, SK_NODE_STATE_RUNNING);
-  _sk_canvas_model_to_widget (f->canvas, NODE_W / 2 - 8 - 11, 0, &x, &y);
+  _sk_canvas_model_to_widget (f->canvas, NODE_W / 2 - 8 - 11, NODE_H / 2 - 5 - 11, &x, &y);
   g_assert_false (_sk_canvas_run_button_at (f->canvas, x, y, &hit));
   _sk_canvas_click (f->canvas, x, y, GDK_BUTTON_PRIMARY, 0, 1);
   g_assert_cmpuint (f->runs, ==, 1);
@@ -524,7 +524,7 @@ test_run_button (Fixture       *f,
 
   /* Nor zoomed out. */
   set_view (f, 0.5, 150, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
-  _sk_canvas_model_to_widget (f->canvas, NODE_W / 2 - 8 - 11, 0, &x, &y);
+  _sk_canvas_model_to_widget (f->canvas, NODE_W / 2 - 8 - 11, NODE_H / 2 - 5 - 11, &x, &y);
   g_assert_false (_sk_canvas_run_button_at (f->canvas, x, y, &hit));
 }
 

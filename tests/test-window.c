@@ -77,6 +77,34 @@ test_layout_wide (Fixture       *f,
   destroy_window (window);
 }
 
+/* A step selected on the canvas, as by Find, is scrolled to in the list. */
+static void
+test_step_list_follows (Fixture       *f,
+                        gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project = create_and_open (window, f, "long");
+  GtkWidget *list = step_list_child (window, "list_view");
+  GtkAdjustment *adjustment;
+  SkNode *last = NULL;
+
+  for (guint i = 1; i <= 120; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+      g_autofree char *name = g_strdup_printf ("step %u", i);
+
+      last = add_step (project, id, name);
+    }
+  drain ();
+  adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+
+  sk_canvas_select_node (_sk_window_get_canvas (window), last);
+  SK_TEST_WAIT_UNTIL (gtk_adjustment_get_value (adjustment) > 0, WAIT_MS);
+
+  destroy_window (window);
+}
+
 /* The welcome page's icon comes with the program, so that it shows before
  * the icon is installed too. */
 static void
@@ -600,6 +628,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("layout/narrow", test_layout_narrow);
   SK_TEST_WINDOW_ADD ("layout/wide", test_layout_wide);
   SK_TEST_WINDOW_ADD ("start/icon", test_start_icon);
+  SK_TEST_WINDOW_ADD ("step-list/follows-selection", test_step_list_follows);
   SK_TEST_WINDOW_ADD ("open/example", test_open_example);
   SK_TEST_WINDOW_ADD ("open/malformed", test_open_malformed);
   SK_TEST_WINDOW_ADD ("open/problems", test_open_problems);

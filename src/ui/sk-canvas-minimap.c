@@ -289,7 +289,25 @@ sk_canvas_minimap_measure (GtkWidget      *widget,
                            int            *minimum_baseline,
                            int            *natural_baseline)
 {
-  *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? MINIMAP_WIDTH : MINIMAP_HEIGHT;
+  /* As wide as the canvas lets it be, up to its natural size, and always
+   * of the same shape. */
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = MINIMAP_WIDTH / 3;
+      *natural = MINIMAP_WIDTH;
+    }
+  else
+    {
+      int width = for_size > 0 ? for_size : MINIMAP_WIDTH;
+
+      *minimum = *natural = width * MINIMAP_HEIGHT / MINIMAP_WIDTH;
+    }
+}
+
+static GtkSizeRequestMode
+sk_canvas_minimap_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
 }
 
 static void
@@ -297,6 +315,7 @@ sk_canvas_minimap_class_init (SkCanvasMinimapClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  widget_class->get_request_mode = sk_canvas_minimap_get_request_mode;
   widget_class->contains = sk_canvas_minimap_contains;
   widget_class->measure = sk_canvas_minimap_measure;
   gtk_widget_class_set_css_name (widget_class, "minimap");

@@ -99,7 +99,9 @@ _sk_canvas_overlays_allocate (SkCanvas *self,
     }
 
   place (self->connect_hint, width - 4 * OVERLAY_MARGIN, width, height, G_MININT, hint_y);
-  place (self->minimap, width / 3, width, height, OVERLAY_MARGIN, -OVERLAY_MARGIN);
+  /* The map keeps to a corner: a fifth of the width, a quarter of the
+   * height. */
+  place (self->minimap, MIN (width / 5, height / 4 * 10 / 7), width, height, OVERLAY_MARGIN, -OVERLAY_MARGIN);
 }
 
 /* From the keyboard, connect mode shows the connection that Return would

@@ -870,8 +870,10 @@ run_button_center (SkCanvasItem *item,
                    double       *x,
                    double       *y)
 {
+  /* Beside the state line, which is short, so that the name and the task
+   * stay readable. */
   *x = item->x + NODE_W / 2 - LABEL_PAD_END - RUN_BUTTON_RADIUS;
-  *y = item->y;
+  *y = item->y + NODE_H / 2 - 5 - RUN_BUTTON_RADIUS;
 }
 
 /**

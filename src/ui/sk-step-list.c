@@ -201,6 +201,8 @@ list_activate_cb (SkStepList *self,
     g_signal_emit (self, signals [ACTIVATE], 0, node);
 }
 
+static void selection_changed_cb (SkStepList *self);
+
 static void
 sk_step_list_dispose (GObject *object)
 {
@@ -208,6 +210,8 @@ sk_step_list_dispose (GObject *object)
   GtkWidget *child;
 
   sk_step_list_set_project (self, NULL);
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_func (self->selection, selection_changed_cb, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SK_TYPE_STEP_LIST);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -390,6 +394,21 @@ sk_step_list_get_selection (SkStepList *self)
   return self->selection;
 }
 
+/* A step selected elsewhere, as by finding it on the canvas, is brought
+ * into view in the list too. */
+static void
+selection_changed_cb (SkStepList *self)
+{
+  g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (self->selection);
+
+  if (gtk_bitset_get_size (selected) != 1 || sk_step_list_has_focus (self) ||
+      !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
+    return;
+
+  gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u",
+                              gtk_bitset_get_minimum (selected));
+}
+
 /**
  * sk_step_list_set_selection:
  * @self: a #SkStepList
@@ -403,9 +422,14 @@ sk_step_list_set_selection (SkStepList        *self,
   g_return_if_fail (SK_IS_STEP_LIST (self));
   g_return_if_fail (selection == NULL || GTK_IS_SELECTION_MODEL (selection));
 
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_func (self->selection, selection_changed_cb, self);
   if (!g_set_object (&self->selection, selection))
     return;
 
+  if (selection != NULL)
+    g_signal_connect_object (selection, "selection-changed",
+                             G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
   gtk_list_view_set_model (self->list_view, selection);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTION]);
 }

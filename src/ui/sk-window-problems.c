@@ -172,7 +172,7 @@ _sk_window_problems_init (SkWindow   *self,
   gtk_box_append (GTK_BOX (bar), icon);
 
   self->problems_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->problems_label, TRUE);
+  gtk_label_set_wrap (self->problems_label, FALSE);
   gtk_label_set_xalign (self->problems_label, 0);
   gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->problems_label));
 
