@@ -147,11 +147,12 @@ with open(sys.argv[1], encoding="utf-8") as f:
     nodes = json.load(f)["nodes"]
 by_name = {n["name"]: (i, n) for i, n in nodes.items()}
 problems = []
-if sorted(by_name) != ["add them up", "step", "step 2"]:
+# The first two steps are named from their tasks; the last was renamed.
+if sorted(by_name) != ["Make up ten more numbers", "Read the numbers from", "add them up"]:
     problems.append("names: %s" % sorted(by_name))
 else:
-    a_id, a = by_name["step"]
-    b_id, b = by_name["step 2"]
+    a_id, a = by_name["Read the numbers from"]
+    b_id, b = by_name["Make up ten more numbers"]
     c_id, c = by_name["add them up"]
     if a["input"]["text"] != "Read the numbers from numbers.csv":
         problems.append("task of step: %r" % a["input"]["text"])
@@ -183,7 +184,8 @@ check "Ctrl+Z makes the workflow unsaved again" \
 xdotool key ctrl+s
 sleep 0.5
 names="$("$PYTHON" -c 'import json, sys; print(sorted(n["name"] for n in json.load(open(sys.argv[1]))["nodes"].values()))' "$flow/process.json")"
-check "undoing the rename restored the step's name" "[[ \"\$names\" == *\"'step 3'\"* ]]" "$names"
+check "undoing the rename restored the name the step had from its task" \
+  "[[ \"\$names\" == *\"'Add all the numbers and report'\"* ]]" "$names"
 quit
 
 # --- Part 2: the example, run with the Run button ---------------------------
