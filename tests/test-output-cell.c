@@ -204,6 +204,14 @@ test_output_files (Fixture       *fixture,
   g_assert_true (shown (cell, "no_output_label"));
   g_assert_cmpstr (preview_kind (cell), ==, "none");
 
+  /* A running or failed step does not claim that nothing happened. */
+  sk_node_set_state (fixture->b, SK_NODE_STATE_RUNNING);
+  g_assert_false (shown (cell, "no_output_label"));
+  sk_node_set_state (fixture->b, SK_NODE_STATE_FAILED);
+  g_assert_false (shown (cell, "no_output_label"));
+  sk_node_set_state (fixture->b, SK_NODE_STATE_IDLE);
+  g_assert_true (shown (cell, "no_output_label"));
+
   model = gtk_drop_down_get_model (child (cell, "files_drop_down"));
 
   /* A run that made files fills the drop-down. */

@@ -570,7 +570,13 @@ sync_output_text (SkOutputCell *self)
   sk_markdown_render (gtk_text_view_get_buffer (self->report_view), markdown ? text : NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->output_label), has_text && !markdown);
   gtk_widget_set_visible (GTK_WIDGET (self->report_view), markdown);
-  gtk_widget_set_visible (GTK_WIDGET (self->no_output_label), !has_text);
+  /* "Nothing reported yet" would not be true of a step that is running,
+   * or that failed or has no code: those say so themselves. */
+  gtk_widget_set_visible (GTK_WIDGET (self->no_output_label),
+                          !has_text && node != NULL && sk_node_get_error_text (node) == NULL &&
+                          sk_node_get_state (node) != SK_NODE_STATE_RUNNING &&
+                          sk_node_get_state (node) != SK_NODE_STATE_WRITING_CODE &&
+                          sk_node_get_state (node) != SK_NODE_STATE_FAILED);
 }
 
 static const char *
@@ -970,6 +976,7 @@ node_state_cb (SkOutputCell *self)
   sync_state (self);
   sync_error (self);
   sync_agent (self);
+  sync_output_text (self);
 }
 
 static void
@@ -990,6 +997,7 @@ static void
 node_error_cb (SkOutputCell *self)
 {
   sync_error (self);
+  sync_output_text (self);
 }
 
 static void
