@@ -82,7 +82,13 @@ _sk_canvas_minimap_shown (SkCanvas *self)
 
   _sk_canvas_visible_model_rect (self, &view);
 
-  return !graphene_rect_contains_rect (&view, &content);
+  /* The sides are compared one by one: in the window, with graphene 1.10.8,
+   * graphene_rect_contains_rect() said no for a workflow well inside the
+   * view, and the map showed over a workflow that fitted. */
+  return content.origin.x < view.origin.x ||
+         content.origin.y < view.origin.y ||
+         content.origin.x + content.size.width > view.origin.x + view.size.width ||
+         content.origin.y + content.size.height > view.origin.y + view.size.height;
 }
 
 static void
