@@ -720,6 +720,7 @@ test_agent_transient_lines (Fixture       *f,
   node = sk_project_get_node (sk_workspace_get_project (f->workspace), "1");
   g_signal_connect (f->workspace, "agent-log-changed", G_CALLBACK (count_cb), &changed);
   g_signal_connect (f->workspace, "step-output", G_CALLBACK (step_output_cb), seen);
+  sk_workspace_set_follow_output (f->workspace, TRUE);
 
   g_signal_emit_by_name (runner, "agent-progress", node, "Asking the model to write the script…");
   g_signal_emit_by_name (runner, "agent-transient", node, "No answer. Trying again in 0.9 s.");
@@ -738,6 +739,10 @@ test_agent_transient_lines (Fixture       *f,
 
   g_signal_emit_by_name (runner, "step-output", "load_data", "a line\n");
   g_assert_cmpstr (seen->str, ==, "load_data:a line\n");
+
+  /* Unasked, the workspace does not follow the output. */
+  sk_workspace_set_follow_output (f->workspace, FALSE);
+  g_assert_false (g_signal_has_handler_pending (runner, g_signal_lookup ("step-output", SK_TYPE_RUNNER), 0, TRUE));
 }
 
 /* Without a coding agent, steps without code, or with only spaces in

@@ -46,6 +46,7 @@ void  _sk_runner_emit_agent_progress     (SkRunner      *self,
                                           const char    *message);
 void  _sk_runner_emit_notice             (SkRunner      *self,
                                           const char    *message);
+gboolean _sk_runner_follows_output      (SkRunner      *self);
 void  _sk_runner_emit_step_output        (SkRunner      *self,
                                           const char    *key,
                                           const char    *text);

@@ -831,7 +831,8 @@ start_isolated (NodeRun  *node_run,
     return FALSE;
 
   /* Nothing was read yet: the reads come back on this context. */
-  sk_harness_launch_set_output_func (node_run->launch, step_output_cb, node_run, NULL);
+  if (_sk_runner_follows_output (run->runner))
+    sk_harness_launch_set_output_func (node_run->launch, step_output_cb, node_run, NULL);
 
   sk_harness_launch_wait_async (node_run->launch, run->cancellable, launch_done_cb, node_run);
   return TRUE;

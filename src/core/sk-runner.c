@@ -69,6 +69,14 @@ _sk_runner_emit_notice (SkRunner   *self,
   g_signal_emit (self, signals [NOTICE], 0, message);
 }
 
+/* Whether anyone listens to a step's output as it comes: a loud step then
+ * costs no copy of what it prints beyond its logs. */
+gboolean
+_sk_runner_follows_output (SkRunner *self)
+{
+  return g_signal_has_handler_pending (self, signals [STEP_OUTPUT], 0, TRUE);
+}
+
 void
 _sk_runner_emit_step_output (SkRunner   *self,
                              const char *key,

@@ -748,6 +748,27 @@ sk_workspace_get_runner (SkWorkspace *self)
 }
 
 /**
+ * sk_workspace_set_follow_output:
+ * @self: a #SkWorkspace
+ * @follow: whether to emit #SkWorkspace::step-output
+ *
+ * Asks for running steps' output as it comes, as a window that shows it
+ * does. Without it, what steps print goes only to their logs, which costs a
+ * loud step nothing more.
+ */
+void
+sk_workspace_set_follow_output (SkWorkspace *self,
+                                gboolean     follow)
+{
+  g_return_if_fail (SK_IS_WORKSPACE (self));
+
+  g_signal_handlers_disconnect_by_func (self->runner, runner_step_output_cb, self);
+  if (follow)
+    g_signal_connect_object (self->runner, "step-output",
+                             G_CALLBACK (runner_step_output_cb), self, G_CONNECT_SWAPPED);
+}
+
+/**
  * sk_workspace_get_folder:
  * @self: a #SkWorkspace
  *
@@ -932,8 +953,6 @@ sk_workspace_constructed (GObject *object)
                            G_CALLBACK (runner_notice_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runner, "agent-transient",
                            G_CALLBACK (runner_agent_transient_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->runner, "step-output",
-                           G_CALLBACK (runner_step_output_cb), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (self->project, "notify::modified", G_CALLBACK (project_modified_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->project, "notify::folder", G_CALLBACK (project_folder_cb), self, G_CONNECT_SWAPPED);

@@ -117,6 +117,8 @@ void         sk_workspace_close              (SkWorkspace          *self);
 SkProject   *sk_workspace_get_project        (SkWorkspace          *self);
 SkHistory   *sk_workspace_get_history        (SkWorkspace          *self);
 SkRunner    *sk_workspace_get_runner         (SkWorkspace          *self);
+void         sk_workspace_set_follow_output  (SkWorkspace          *self,
+                                              gboolean              follow);
 GFile       *sk_workspace_get_folder         (SkWorkspace          *self);
 GSettings   *sk_workspace_get_settings       (SkWorkspace          *self);
 

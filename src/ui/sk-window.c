@@ -536,6 +536,7 @@ _sk_window_set_workspace (SkWindow    *self,
   g_signal_connect_object (workspace, "agent-log-cleared", G_CALLBACK (workspace_agent_log_cleared_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (workspace, "agent-log-changed", G_CALLBACK (workspace_agent_log_cleared_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (workspace, "step-output", G_CALLBACK (workspace_step_output_cb), self, G_CONNECT_SWAPPED);
+  sk_workspace_set_follow_output (workspace, TRUE);
   g_signal_connect_object (workspace, "run-started", G_CALLBACK (workspace_run_started_cb), self, G_CONNECT_SWAPPED);
   g_hash_table_remove_all (self->live_output);
   g_signal_connect_object (workspace, "notify::running", G_CALLBACK (workspace_running_cb), self, G_CONNECT_SWAPPED);
