@@ -248,6 +248,32 @@ test_open_problems (Fixture       *f,
   destroy_window (window);
 }
 
+/* Opening a folder the user already has writes nothing into it until a
+ * workflow is made there. */
+static void
+test_open_empty_folder (Fixture       *f,
+                        gconstpointer  data)
+{
+  SkWindow *window = new_window ();
+  SkProject *project;
+
+  sk_window_open (window, f->folder, TRUE);
+  project = sk_window_get_project (window);
+  g_assert_nonnull (project);
+  g_assert_cmpstr (visible_page (window), ==, "workflow");
+  g_assert_false (sk_project_get_modified (project));
+  drain ();
+  g_assert_false (exists_in (f, "process.json"));
+
+  add_step (project, "1", "load");
+  flush_history (window);
+  activate (window, "save");
+  drain ();
+  g_assert_true (exists_in (f, "process.json"));
+
+  destroy_window (window);
+}
+
 static void
 test_open_create (Fixture       *f,
                   gconstpointer  data)
@@ -633,6 +659,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("open/malformed", test_open_malformed);
   SK_TEST_WINDOW_ADD ("open/problems", test_open_problems);
   SK_TEST_WINDOW_ADD ("open/create", test_open_create);
+  SK_TEST_WINDOW_ADD ("open/empty-folder", test_open_empty_folder);
   SK_TEST_WINDOW_ADD ("save", test_save);
   SK_TEST_WINDOW_ADD ("save-as", test_save_as);
   SK_TEST_WINDOW_ADD ("recovery/written", test_recovery_written);

@@ -199,7 +199,19 @@ sk_window_open (SkWindow *self,
       g_autoptr(SkWorkspace) workspace = NULL;
       g_autoptr(GError) error = NULL;
 
-      workspace = sk_workspace_create (folder, self->settings, &error);
+      /* A folder the user already has is not written to before they make
+       * a workflow in it; a new one is made at once, with its file. */
+      if (g_file_query_file_type (folder, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+        {
+          g_autoptr(SkProject) project = sk_project_new (folder);
+          g_autofree char *name = g_file_get_basename (folder);
+
+          sk_project_set_name (project, name);
+          sk_project_set_modified (project, FALSE);
+          workspace = sk_workspace_new (project, self->settings);
+        }
+      else
+        workspace = sk_workspace_create (folder, self->settings, &error);
       if (workspace == NULL)
         {
           _sk_window_show_error_page (self, error->message);
