@@ -255,6 +255,10 @@ static const PromptCase prompt_cases[] = {
     { "command", "node_folder", "workflow_folder", "network_allowed", NULL },
     { NULL },
     { NULL } },
+  { "chat-agent",
+    { "outline", NULL },
+    { "selection", NULL },
+    { NULL } },
 };
 
 static char *

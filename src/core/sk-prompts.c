@@ -23,6 +23,7 @@ static const char * const prompt_names[] = {
   "node-agent",
   "repair",
   "command-reviewer",
+  "chat-agent",
   NULL
 };
 

@@ -362,6 +362,24 @@ sk_step_folder_get_worker_log (GFile *workflow_folder)
 }
 
 /**
+ * sk_step_folder_get_chat_log:
+ * @workflow_folder: a workflow folder
+ *
+ * The conversation with the chat agent belongs to the workflow, not to a
+ * step, and is never part of `process.json`, so it is kept in the
+ * workflow's bookkeeping folder.
+ *
+ * Returns: (transfer full): where the chat agent's conversation is kept
+ */
+GFile *
+sk_step_folder_get_chat_log (GFile *workflow_folder)
+{
+  g_return_val_if_fail (G_IS_FILE (workflow_folder), NULL);
+
+  return g_file_resolve_relative_path (workflow_folder, SK_STEP_BOOKKEEPING_NAME "/chat.json");
+}
+
+/**
  * sk_step_folder_get_recovery_file:
  * @workflow_folder: a workflow folder
  *

@@ -78,6 +78,7 @@ gboolean sk_step_folder_copy_to_previous  (GFile       *workflow_folder,
                                            GError     **error);
 
 GFile   *sk_step_folder_get_worker_log    (GFile       *workflow_folder);
+GFile   *sk_step_folder_get_chat_log      (GFile       *workflow_folder);
 GFile   *sk_step_folder_get_recovery_file (GFile       *workflow_folder);
 gboolean sk_step_folder_write_recovery    (GFile       *workflow_folder,
                                            const char  *data,
