@@ -6,7 +6,8 @@
 
 /* Widget tests for what the workflow canvas paints: where edges attach,
  * the text in a step's box at each level of detail, problem marks, what
- * flowed along an edge after a run, and the run button on a box. The
+ * flowed along an edge after a run, the run button on a box, and a chat's
+ * proposal drawn over the workflow in light and dark style. The
  * canvas sits in a real window under a display; pictures are rendered with
  * the window's renderer and read back.
  */
@@ -528,6 +529,365 @@ test_run_button (Fixture       *f,
   g_assert_false (_sk_canvas_run_button_at (f->canvas, x, y, &hit));
 }
 
+/* Proposals -------------------------------------------------------------- */
+
+/* A rendered picture read back once, for looking at many points. */
+typedef struct
+{
+  int     width;
+  int     height;
+  guchar *data;
+} Pixels;
+
+static void
+pixels_clear (Pixels *pixels)
+{
+  g_clear_pointer (&pixels->data, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Pixels, pixels_clear)
+
+static void
+render_pixels (Fixture *f,
+               Pixels  *pixels)
+{
+  g_autoptr(GdkTexture) texture = render_canvas (f);
+
+  pixels_clear (pixels);
+  pixels->width = gdk_texture_get_width (texture);
+  pixels->height = gdk_texture_get_height (texture);
+  pixels->data = g_malloc ((gsize) pixels->width * 4 * pixels->height);
+  gdk_texture_download (texture, pixels->data, (gsize) pixels->width * 4);
+}
+
+static guint32
+pixel_at (Fixture      *f,
+          const Pixels *pixels,
+          double        mx,
+          double        my)
+{
+  double x, y;
+  const guchar *p;
+
+  _sk_canvas_model_to_widget (f->canvas, mx, my, &x, &y);
+  g_assert_cmpint ((int) x, >=, 0);
+  g_assert_cmpint ((int) x, <, pixels->width);
+  g_assert_cmpint ((int) y, >=, 0);
+  g_assert_cmpint ((int) y, <, pixels->height);
+  p = pixels->data + (gsize) ((int) y * pixels->width + (int) x) * 4;
+
+  return ((guint32) p[2] << 16) | ((guint32) p[1] << 8) | p[0];
+}
+
+static int
+red_of (guint32 color)
+{
+  return (color >> 16) & 0xff;
+}
+
+static int
+green_of (guint32 color)
+{
+  return (color >> 8) & 0xff;
+}
+
+static int
+blue_of (guint32 color)
+{
+  return color & 0xff;
+}
+
+/* The accent colour, as a line is drawn in it: clearly blue. */
+static gboolean
+is_accent (guint32 color)
+{
+  return blue_of (color) > 200 && blue_of (color) - red_of (color) > 90;
+}
+
+/* How much bluer than grey a pixel is: above 0 for an accent tint. */
+static int
+blueness (guint32 color)
+{
+  return blue_of (color) - MAX (red_of (color), green_of (color) / 2 + red_of (color) / 2);
+}
+
+/* How many pixels match along the model line from (@x0, @y0) to
+ * (@x1, @y1), sampled every model unit. */
+static guint
+count_along (Fixture      *f,
+             const Pixels *pixels,
+             double        x0,
+             double        y0,
+             double        x1,
+             double        y1,
+             gboolean    (*match) (guint32 color))
+{
+  double length = hypot (x1 - x0, y1 - y0);
+  guint count = 0;
+
+  for (double t = 0; t <= length; t += 1)
+    {
+      if (match (pixel_at (f, pixels, x0 + (x1 - x0) * t / length, y0 + (y1 - y0) * t / length)))
+        count++;
+    }
+
+  return count;
+}
+
+typedef struct
+{
+  SkNode      *a;
+  SkNode      *b;
+  SkNode      *c;
+  SkChangeset *changeset;
+  char        *new_id;
+} Proposal;
+
+static void
+proposal_clear (Proposal *proposal)
+{
+  g_clear_object (&proposal->changeset);
+  g_clear_pointer (&proposal->new_id, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Proposal, proposal_clear)
+
+/* Steps a → b side by side and c below a, connected a → c. The proposal
+ * adds d below b with b as its prior, so at (300, 150), removes c, and
+ * gives b a new task. */
+static void
+make_proposal (Fixture  *f,
+               Proposal *proposal)
+{
+  const char *priors[] = { "b", NULL };
+  g_autoptr(GError) error = NULL;
+
+  proposal->a = add_node (f, "a", 0, 0);
+  proposal->b = add_node (f, "b", 300, 0);
+  proposal->c = add_node (f, "c", 0, 200);
+  connect (proposal->a, proposal->b);
+  connect (proposal->a, proposal->c);
+
+  proposal->changeset = sk_changeset_new (f->project);
+  g_assert_true (sk_changeset_add_step (proposal->changeset, "d", "Chart the totals.", NULL, priors,
+                                        &proposal->new_id, &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_changeset_remove_step (proposal->changeset, "c", &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_changeset_set_task (proposal->changeset, "b", "Add them up.", &error));
+  g_assert_no_error (error);
+
+  set_view (f, 1.0, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+}
+
+static guint
+accent_on_box (Fixture      *f,
+               const Pixels *pixels,
+               double        x,
+               double        y)
+{
+  /* Along the top and bottom borders, inside the box's edge, left of the
+   * badge. */
+  return count_along (f, pixels, x - NODE_W / 2 + 12, y - NODE_H / 2 + 1, x, y - NODE_H / 2 + 1, is_accent) +
+         count_along (f, pixels, x - NODE_W / 2 + 12, y + NODE_H / 2 - 1, x + NODE_W / 2 - 12, y + NODE_H / 2 - 1, is_accent);
+}
+
+static guint
+error_on_box (Fixture      *f,
+              const Pixels *pixels,
+              double        x,
+              double        y)
+{
+  return count_along (f, pixels, x - NODE_W / 2 + 12, y + NODE_H / 2 - 1, x + NODE_W / 2 - 12, y + NODE_H / 2 - 1, is_error_red);
+}
+
+static void
+check_proposal_paint (Fixture *f)
+{
+  g_auto(Proposal) proposal = { NULL, };
+  g_auto(Pixels) plain = { 0, };
+  g_auto(Pixels) shown = { 0, };
+  g_auto(Pixels) rejected = { 0, };
+  g_auto(Pixels) cleared = { 0, };
+  double x, y;
+  /* A point inside d's box, clear of its text. */
+  double inside_x = 300 + NODE_W / 2 - 20, inside_y = 150 + NODE_H / 2 - 8;
+  int tint;
+
+  make_proposal (f, &proposal);
+  render_pixels (f, &plain);
+  g_assert_cmpuint (accent_on_box (f, &plain, 300, 150), ==, 0);
+  g_assert_cmpint (blueness (pixel_at (f, &plain, inside_x, inside_y)), <=, 2);
+  g_assert_cmpuint (error_on_box (f, &plain, 0, 200), ==, 0);
+
+  sk_canvas_set_proposal (f->canvas, proposal.changeset);
+  g_assert_true (sk_canvas_get_proposal (f->canvas) == proposal.changeset);
+  render_pixels (f, &shown);
+
+  /* The new step: a dashed accent outline and a tinted box. */
+  g_assert_cmpuint (accent_on_box (f, &shown, 300, 150), >, 40);
+  tint = blueness (pixel_at (f, &shown, inside_x, inside_y));
+  g_assert_cmpint (tint, >, 8);
+  /* Its connection from b, dashed, down the middle. */
+  g_assert_cmpuint (count_along (f, &shown, 300, NODE_H / 2 + 4, 300, 150 - NODE_H / 2 - 12, is_accent), >, 20);
+  g_assert_cmpuint (count_along (f, &shown, 300, NODE_H / 2 + 4, 300, 150 - NODE_H / 2 - 12, is_accent), <,
+                    (guint) (150 - NODE_H - 16));
+  /* The changed step is outlined too. */
+  g_assert_cmpuint (accent_on_box (f, &shown, 300, 0), >, 40);
+  /* The removed step, and the connection that goes with it, in the error
+   * colour. */
+  g_assert_cmpuint (error_on_box (f, &shown, 0, 200), >, 40);
+  g_assert_cmpuint (count_along (f, &shown, 0, NODE_H / 2 + 4, 0, 200 - NODE_H / 2 - 12, is_error_red), >, 20);
+  /* The step not in the proposal is not marked. */
+  g_assert_cmpuint (accent_on_box (f, &shown, 0, 0), ==, 0);
+  g_assert_cmpuint (error_on_box (f, &shown, 0, 0), ==, 0);
+
+  /* The new step is only a picture: there is no step there to select. */
+  _sk_canvas_model_to_widget (f->canvas, 300, 150, &x, &y);
+  g_assert_null (_sk_canvas_node_at (f->canvas, x, y));
+
+  /* Rejected, the new step is fainter but still there, and the removed one
+   * is drawn as it is. */
+  sk_changeset_set_step_accepted (proposal.changeset, proposal.new_id, FALSE);
+  sk_changeset_set_step_accepted (proposal.changeset, sk_node_get_id (proposal.c), FALSE);
+  sk_canvas_proposal_changed (f->canvas);
+  render_pixels (f, &rejected);
+  g_assert_cmpuint (accent_on_box (f, &rejected, 300, 150), ==, 0);
+  g_assert_cmpint (blueness (pixel_at (f, &rejected, inside_x, inside_y)), <, tint);
+  g_assert_cmpint (blueness (pixel_at (f, &rejected, inside_x, inside_y)), >, 2);
+  g_assert_cmpuint (count_along (f, &rejected, 300, NODE_H / 2 + 4, 300, 150 - NODE_H / 2 - 12, is_accent), ==, 0);
+  g_assert_cmpuint (error_on_box (f, &rejected, 0, 200), ==, 0);
+  g_assert_cmpuint (count_along (f, &rejected, 0, NODE_H / 2 + 4, 0, 200 - NODE_H / 2 - 12, is_error_red), ==, 0);
+  g_assert_cmpuint (accent_on_box (f, &rejected, 300, 0), >, 40);
+
+  /* Cleared, the workflow is drawn as before. */
+  sk_canvas_set_proposal (f->canvas, NULL);
+  g_assert_null (sk_canvas_get_proposal (f->canvas));
+  render_pixels (f, &cleared);
+  g_assert_cmpmem (cleared.data, (gsize) cleared.width * 4 * cleared.height,
+                   plain.data, (gsize) plain.width * 4 * plain.height);
+}
+
+static void
+test_proposal_light (Fixture       *f,
+                     gconstpointer  data)
+{
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  g_assert_false (adw_style_manager_get_dark (manager));
+  check_proposal_paint (f);
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static void
+test_proposal_dark (Fixture       *f,
+                    gconstpointer  data)
+{
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_DARK);
+  g_assert_true (adw_style_manager_get_dark (manager));
+  check_proposal_paint (f);
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+/* A connection the chat removes is dashed in the error colour and crossed
+ * out in its middle; one it adds between steps of the workflow is dashed
+ * in the accent colour. Both follow the workflow when its steps move. */
+static void
+test_proposal_edges (Fixture       *f,
+                     gconstpointer  data)
+{
+  SkNode *a = add_node (f, "a", 0, 0);
+  SkNode *b = add_node (f, "b", 300, 0);
+  SkNode *c = add_node (f, "c", 300, 200);
+  g_autoptr(SkChangeset) changeset = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Pixels) plain = { 0, };
+  g_auto(Pixels) shown = { 0, };
+  g_auto(Pixels) moved = { 0, };
+
+  connect (a, b);
+  changeset = sk_changeset_new (f->project);
+  g_assert_true (sk_changeset_disconnect (changeset, "a", "b", &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_changeset_connect (changeset, "b", "c", &error));
+  g_assert_no_error (error);
+  set_view (f, 1.0, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+
+  render_pixels (f, &plain);
+  g_assert_false (is_error_red (pixel_at (f, &plain, 150, 0)));
+  g_assert_cmpuint (count_along (f, &plain, 300, NODE_H / 2 + 4, 300, 200 - NODE_H / 2 - 12, is_accent), ==, 0);
+
+  sk_canvas_set_proposal (f->canvas, changeset);
+  render_pixels (f, &shown);
+  /* The cross sits on the middle of the removed connection. */
+  g_assert_true (is_error_red (pixel_at (f, &shown, 150, 0)));
+  g_assert_true (is_error_red (pixel_at (f, &shown, 150 + 3, 3)));
+  g_assert_cmpuint (count_along (f, &shown, NODE_W / 2 + 4, 0, 150 - 10, 0, is_error_red), >, 15);
+  g_assert_cmpuint (count_along (f, &shown, 300, NODE_H / 2 + 4, 300, 200 - NODE_H / 2 - 12, is_accent), >, 20);
+
+  /* Moving c takes its proposed connection along. */
+  sk_node_set_position (c, 600, 200);
+  set_view (f, 1.0, 300, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &moved);
+  g_assert_cmpuint (count_along (f, &moved, 300, 80, 300, 200 - NODE_H / 2 - 12, is_accent), ==, 0);
+  g_assert_cmpuint (count_along (f, &moved, 590, 200 - NODE_H / 2 - 8, 610, 200 - NODE_H / 2 - 8, is_accent), >, 0);
+
+  /* Removing a step of the workflow under the proposal leaves no mark of
+   * its connection. */
+  sk_project_remove_node (f->project, a);
+  g_clear_pointer (&moved.data, g_free);
+  render_pixels (f, &moved);
+  g_assert_false (is_error_red (pixel_at (f, &moved, 150, 0)));
+  g_assert_false (is_error_red (pixel_at (f, &moved, 150 + 3, 3)));
+}
+
+/* A draft for an empty workflow has no places; its steps are shown in rows
+ * by their priors, and Fit can show them. */
+static void
+test_proposal_draft (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *second_priors[] = { "load", NULL };
+  g_autoptr(SkChangeset) changeset = sk_changeset_new (f->project);
+  g_autoptr(GError) error = NULL;
+  graphene_rect_t bounds;
+
+  g_assert_true (sk_changeset_add_step (changeset, "load", "Read the sales.", NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_changeset_add_step (changeset, "sum", "Add them up.", NULL, second_priors, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_changeset_add_step (changeset, "chart", "Draw them.", NULL, second_priors, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (_sk_canvas_proposal_bounds (f->canvas, &bounds));
+  sk_canvas_set_proposal (f->canvas, changeset);
+  g_assert_true (_sk_canvas_proposal_bounds (f->canvas, &bounds));
+  /* One step on the first row, two side by side below it. */
+  g_assert_cmpfloat_with_epsilon (bounds.size.height, 150 + NODE_H, 0.01);
+  g_assert_cmpfloat_with_epsilon (bounds.size.width, SK_CANVAS_GRID_DX + NODE_W, 0.01);
+
+  /* Each is drawn in its place, zoomed in and far out. */
+  for (guint k = 0; k < 2; k++)
+    {
+      g_auto(Pixels) shown = { 0, };
+      double zoom = k == 0 ? 1.0 : 0.3;
+      double left = bounds.origin.x + NODE_W / 2;
+      double top = bounds.origin.y + NODE_H / 2;
+
+      set_view (f, zoom, bounds.origin.x + bounds.size.width / 2, bounds.origin.y + bounds.size.height / 2,
+                WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+      render_pixels (f, &shown);
+      g_assert_cmpint (blueness (pixel_at (f, &shown, left + SK_CANVAS_GRID_DX / 2 + 70, top + 20)), >, 8);
+      g_assert_cmpint (blueness (pixel_at (f, &shown, left + 70, top + 150 + 20)), >, 8);
+      g_assert_cmpint (blueness (pixel_at (f, &shown, left + SK_CANVAS_GRID_DX + 70, top + 150 + 20)), >, 8);
+      /* Between the rows there is only the connection. */
+      g_assert_cmpint (blueness (pixel_at (f, &shown, left + 70, top + 150 / 2)), <=, 2);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -555,6 +915,10 @@ main (int   argc,
   ADD ("no-code-neutral", test_no_code_neutral);
   ADD ("flow-label", test_flow_label);
   ADD ("run-button", test_run_button);
+  ADD ("proposal-light", test_proposal_light);
+  ADD ("proposal-dark", test_proposal_dark);
+  ADD ("proposal-edges", test_proposal_edges);
+  ADD ("proposal-draft", test_proposal_draft);
 
   return g_test_run ();
 }

@@ -4,6 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <math.h>
+
 #include "sk-changeset.h"
 #include "sk-history.h"
 #include "sk-project.h"
@@ -624,6 +626,58 @@ test_old_problem (void)
   g_assert_nonnull (sk_project_get_node (project, id));
 }
 
+/* A step removed and one added are two changes, even when the removed
+ * step had the highest id; and a new step is not drawn over another. */
+static void
+test_remove_then_add (void)
+{
+  g_autoptr(SkProject) project = load (sample_json);
+  g_autoptr(SkChangeset) changeset = sk_changeset_new (project);
+  g_autoptr(GPtrArray) changes = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  const char * const priors[] = { "2", NULL };
+  double x, y;
+
+  g_assert_true (sk_changeset_remove_step (changeset, "3", &error));
+  g_assert_no_error (error);
+  g_assert_true (sk_changeset_add_step (changeset, "Plot", "Plot by month", NULL, priors, &id, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (id, ==, "4");
+
+  changes = sk_changeset_get_changes (changeset);
+  g_assert_cmpuint (changes->len, >=, 2);
+  {
+    gboolean removed = FALSE, added = FALSE;
+
+    for (guint i = 0; i < changes->len; i++)
+      {
+        const SkChange *change = g_ptr_array_index (changes, i);
+
+        removed |= change->kind == SK_CHANGE_REMOVED && g_str_equal (change->step_id, "3");
+        added |= change->kind == SK_CHANGE_ADDED && g_str_equal (change->step_id, "4");
+        g_assert_true (change->kind != SK_CHANGE_RENAMED);
+      }
+    g_assert_true (removed);
+    g_assert_true (added);
+  }
+
+  /* Below Clean, where nothing is left now that Chart is gone. */
+  g_assert_true (sk_node_get_position (scratch_node (changeset, "4"), &x, &y));
+  g_assert_cmpfloat (y, >, 100);
+
+  /* A second new step below Clean goes beside the first. */
+  g_clear_pointer (&id, g_free);
+  g_assert_true (sk_changeset_add_step (changeset, "Table", "Tabulate", NULL, priors, &id, &error));
+  g_assert_no_error (error);
+  {
+    double x2, y2;
+
+    g_assert_true (sk_node_get_position (scratch_node (changeset, id), &x2, &y2));
+    g_assert_true (fabs (x2 - x) >= 168 || fabs (y2 - y) >= 60);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -645,6 +699,7 @@ main (int   argc,
   g_test_add_func ("/changeset/successor-of-removed-kept", test_successor_of_removed_kept);
   g_test_add_func ("/changeset/apply-new-problem", test_apply_new_problem);
   g_test_add_func ("/changeset/old-problem", test_old_problem);
+  g_test_add_func ("/changeset/remove-then-add", test_remove_then_add);
 
   return g_test_run ();
 }

@@ -232,9 +232,11 @@ test_prompt (void)
   g_assert_no_error (error);
   tags = sk_prompt_template_get_tags (template_text, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (g_strv_length (tags), ==, 2);
+  g_assert_cmpuint (g_strv_length (tags), ==, 4);
   g_assert_true (g_strv_contains ((const char * const *) tags, "outline"));
   g_assert_true (g_strv_contains ((const char * const *) tags, "selection"));
+  g_assert_true (g_strv_contains ((const char * const *) tags, "text_tools"));
+  g_assert_true (g_strv_contains ((const char * const *) tags, "max_steps"));
 
   g_hash_table_insert (values, "outline", "<OUTLINE>");
   minimal = sk_prompts_render ("chat-agent", values, &error);

@@ -257,8 +257,8 @@ static const PromptCase prompt_cases[] = {
     { NULL } },
   { "chat-agent",
     { "outline", NULL },
-    { "selection", NULL },
-    { NULL } },
+    { "selection", "max_steps", NULL },
+    { "text_tools", NULL } },
 };
 
 static char *

@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "sk-changeset.h"
@@ -20,6 +22,9 @@
 
 /* How far below its priors a new step is put, in canvas units. */
 #define NEW_STEP_SPACING 150.0
+/* A step's box and the room around it, as the canvas draws it. */
+#define NEW_STEP_CLEARANCE_X 200.0
+#define NEW_STEP_CLEARANCE_Y 100.0
 
 struct _SkChangeset
 {
@@ -366,6 +371,51 @@ check_name (SkProject   *project,
 }
 
 static void
+replace_string (char       **target,
+                 const char  *value)
+{
+  g_free (*target);
+  *target = g_strdup (value);
+}
+
+/* Whether a step at (x, y) would cover another step, with room for the
+ * arrows between them. */
+static gboolean
+place_is_taken (SkProject *project,
+                SkNode    *node,
+                double     x,
+                double     y)
+{
+  guint n = sk_project_get_n_nodes (project);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) other = g_list_model_get_item (G_LIST_MODEL (project), i);
+      double other_x, other_y;
+
+      if (other != node && sk_node_get_position (other, &other_x, &other_y) &&
+          fabs (other_x - x) < NEW_STEP_CLEARANCE_X && fabs (other_y - y) < NEW_STEP_CLEARANCE_Y)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* Puts @node at (x, y), or to the right of it when another step is there,
+ * so that a proposed step is never drawn over a step of the workflow. */
+static void
+set_free_position (SkProject *project,
+                   SkNode    *node,
+                   double     x,
+                   double     y)
+{
+  for (guint tries = 0; tries < 200 && place_is_taken (project, node, x, y); tries++)
+    x += NEW_STEP_CLEARANCE_X;
+
+  sk_node_set_position (node, x, y);
+}
+
+static void
 place_new_step (SkProject *project,
                 SkNode    *node,
                 GPtrArray *priors)
@@ -388,7 +438,7 @@ place_new_step (SkProject *project,
 
   if (placed > 0)
     {
-      sk_node_set_position (node, sum_x / placed, lowest_y + NEW_STEP_SPACING);
+      set_free_position (project, node, sum_x / placed, lowest_y + NEW_STEP_SPACING);
       return;
     }
 
@@ -409,7 +459,7 @@ place_new_step (SkProject *project,
     }
 
   if (placed > 0)
-    sk_node_set_position (node, lowest_x, lowest_y + NEW_STEP_SPACING);
+    set_free_position (project, node, lowest_x, lowest_y + NEW_STEP_SPACING);
 }
 
 /**
@@ -459,7 +509,15 @@ sk_changeset_add_step (SkChangeset         *self,
         g_ptr_array_add (prior_nodes, prior);
     }
 
+  /* An id the base had is never given again, or a step removed and one
+   * added would read as one step changed. */
   id = sk_project_next_node_id (candidate);
+  {
+    g_autofree char *base_next = sk_project_next_node_id (self->base);
+
+    if (g_ascii_strtoull (base_next, NULL, 10) > g_ascii_strtoull (id, NULL, 10))
+      replace_string (&id, base_next);
+  }
   node = sk_node_new (id, name);
   sk_node_set_input_text (node, task != NULL ? task : "");
   if (description != NULL)
@@ -1289,10 +1347,11 @@ conflict (SkNode      *base,
   else
     return FALSE;
 
+  /* The step is named as the person sees it now. */
   g_set_error (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_INVALID,
                _("“%s” was changed while the chat was working: %s Ask the chat again so that "
                  "it sees the workflow as it is now, or reject the changes to that step."),
-               sk_node_get_name (base), what);
+               sk_node_get_name (now != NULL ? now : base), what);
   return TRUE;
 }
 

@@ -394,6 +394,7 @@ sk_application_startup (GApplication *app)
     { "win.arrange", { "<Control><Shift>l", NULL } },
     { "win.edit-process", { "<Control>e", NULL } },
     { "win.show-step-list", { "F9", NULL } },
+    { "win.toggle-chat", { "<Control><Shift>c", NULL } },
     { "win.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
     { "win.zoom-out", { "<Control>minus", NULL } },
     { "win.zoom-reset", { "<Control>0", NULL } },

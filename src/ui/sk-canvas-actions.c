@@ -45,7 +45,13 @@ _sk_canvas_update_actions (SkCanvas *self)
   gtk_widget_action_set_enabled (widget, "canvas.zoom-in", self->zoom < SK_CANVAS_MAX_ZOOM - 1e-6);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-out", self->zoom > _sk_canvas_min_zoom (self) + 1e-6);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-reset", fabs (self->zoom - 1.0) > 1e-6);
-  gtk_widget_action_set_enabled (widget, "canvas.zoom-fit", has_steps);
+  {
+    graphene_rect_t proposed;
+
+    /* A chat's draft on an empty workflow can be shown whole. */
+    gtk_widget_action_set_enabled (widget, "canvas.zoom-fit",
+                                   has_steps || _sk_canvas_proposal_bounds (self, &proposed));
+  }
   gtk_widget_action_set_enabled (widget, "canvas.find", has_steps);
   gtk_widget_action_set_enabled (widget, "canvas.arrange", has_steps);
   gtk_widget_action_set_enabled (widget, "canvas.arrange-down", has_steps);

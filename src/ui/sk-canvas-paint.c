@@ -52,6 +52,15 @@
 #define EDGE_END_GAP 2.0
 #define EDGE_MIN_BEND 40.0
 #define ERROR_COLOR 0xe01b24
+#define DESTRUCTIVE_COLOR 0xc01c28
+#define ACCENT_COLOR 0x3584e4
+#define ACCENT_COLOR_DARK 0x78aeed
+/* How strongly a rejected new step and its connections are drawn. */
+#define REJECTED_ALPHA 0.35f
+#define BADGE_HEIGHT 16.0
+/* New steps without a place are shown in rows this far apart, as far as
+ * the changeset puts a new step below its priors. */
+#define PROPOSAL_ROW_DY 150.0
 
 static gboolean
 is_dark (void)
@@ -71,6 +80,14 @@ rgba (guint32 hex,
   };
 
   return color;
+}
+
+/* Lines and text in the accent colour, lighter on a dark background as
+ * libadwaita's accent_color is. */
+static GdkRGBA
+accent_color (float alpha)
+{
+  return rgba (is_dark () ? ACCENT_COLOR_DARK : ACCENT_COLOR, alpha);
 }
 
 /* The palette follows the GNOME human interface guidelines' named colours,
@@ -140,6 +157,7 @@ void
 _sk_canvas_invalidate_edges (SkCanvas *self)
 {
   g_clear_pointer (&self->edge_cache, gsk_render_node_unref);
+  g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -260,6 +278,9 @@ state_layout (SkCanvas    *self,
   return self->state_layouts[state];
 }
 
+static void proposal_free          (SkCanvasProposal *proposal);
+static void proposal_clear_layouts (SkCanvasProposal *proposal);
+
 void
 _sk_canvas_clear_text_caches (SkCanvas *self)
 {
@@ -274,6 +295,8 @@ _sk_canvas_clear_text_caches (SkCanvas *self)
       g_clear_object (&item->label_layout);
       g_clear_object (&item->flow_layout);
     }
+  if (self->proposal != NULL)
+    proposal_clear_layouts (self->proposal);
 }
 
 void
@@ -285,11 +308,20 @@ _sk_canvas_item_clear_paint (SkCanvasItem *item)
   g_clear_pointer (&item->flow_text, g_free);
 }
 
-void
-_sk_canvas_paint_dispose (SkCanvas *self)
+static void
+clear_problem_marks (SkCanvas *self)
 {
   g_clear_pointer (&self->problem_nodes, g_hash_table_unref);
   g_clear_pointer (&self->problem_edges, g_hash_table_unref);
+}
+
+void
+_sk_canvas_paint_dispose (SkCanvas *self)
+{
+  clear_problem_marks (self);
+  g_clear_pointer (&self->proposal, proposal_free);
+  g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
+  g_clear_object (&self->changeset);
 }
 
 /* What flowed out of a step: known once it has run, from the files it
@@ -397,6 +429,12 @@ _sk_canvas_item_changed (SkCanvas     *self,
                          SkCanvasItem *item,
                          const char   *property)
 {
+  /* A removed step's name is struck where it is drawn, which its text
+   * and its task's line decide. */
+  if (self->proposal != NULL &&
+      (g_str_equal (property, "name") || g_str_equal (property, "input-text")))
+    g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
+
   if (g_str_equal (property, "name"))
     g_clear_object (&item->label_layout);
   else if (g_str_equal (property, "input-text"))
@@ -466,7 +504,7 @@ sk_canvas_set_problem_marks (SkCanvas           *self,
 {
   g_return_if_fail (SK_IS_CANVAS (self));
 
-  _sk_canvas_paint_dispose (self);
+  clear_problem_marks (self);
 
   for (guint i = 0; node_ids != NULL && node_ids[i] != NULL; i++)
     {
@@ -483,6 +521,570 @@ sk_canvas_set_problem_marks (SkCanvas           *self,
     }
 
   _sk_canvas_invalidate_edges (self);
+}
+
+/* Proposals: a chat's changeset drawn over the workflow. What it adds,
+ * removes and changes is taken from the changeset's own list of changes
+ * when it is set or changes, so that the picture shows what applying would
+ * do. The steps of the workflow those marks belong to are looked up again
+ * only after the workflow's steps or connections change. */
+
+typedef enum
+{
+  MARK_ADDED,
+  MARK_REMOVED,
+  MARK_CHANGED,
+} MarkKind;
+
+typedef enum
+{
+  BADGE_NEW,
+  BADGE_CHANGED,
+  BADGE_NEW_TASK,
+  BADGE_REMOVED,
+  N_BADGES
+} BadgeKind;
+
+typedef struct
+{
+  char         *id;
+  MarkKind      kind;
+  gboolean      accepted;
+  gboolean      task_changed;
+  /* An added step's box, which it owns; for the others, the canvas's item
+   * of the step, borrowed and valid only while the proposal is resolved. */
+  SkCanvasItem *item;
+} ProposalStep;
+
+typedef struct
+{
+  char         *prior;
+  char         *step;
+  gboolean      added;
+  gboolean      accepted;
+  /* A connection the chat removes is crossed out; one that goes with a
+   * removed step is not, since the step is struck already. */
+  gboolean      crossed;
+  SkCanvasItem *from;
+  SkCanvasItem *to;
+} ProposalEdge;
+
+struct _SkCanvasProposal
+{
+  GPtrArray   *steps;
+  GHashTable  *by_id;
+  /* The connections the changes list, then, once resolved, those of the
+   * workflow that go with its removed steps. */
+  GArray      *edges;
+  guint        n_listed_edges;
+  /* The workflow's connections that the proposal draws instead: the item
+   * of a step to a GPtrArray of the items of its priors. */
+  GHashTable  *hidden;
+  PangoLayout *badges[N_BADGES];
+  gboolean     resolved;
+};
+
+static void
+proposal_step_free (gpointer data)
+{
+  ProposalStep *step = data;
+
+  if (step->kind == MARK_ADDED)
+    {
+      g_clear_object (&step->item->layout);
+      _sk_canvas_item_clear_paint (step->item);
+      g_clear_object (&step->item->node);
+      g_free (step->item);
+    }
+  g_free (step->id);
+  g_free (step);
+}
+
+static void
+proposal_edge_clear (gpointer data)
+{
+  ProposalEdge *edge = data;
+
+  g_free (edge->prior);
+  g_free (edge->step);
+}
+
+static void
+proposal_clear_layouts (SkCanvasProposal *proposal)
+{
+  for (guint i = 0; i < N_BADGES; i++)
+    g_clear_object (&proposal->badges[i]);
+
+  for (guint i = 0; i < proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (proposal->steps, i);
+
+      if (step->kind == MARK_ADDED)
+        {
+          g_clear_object (&step->item->layout);
+          g_clear_object (&step->item->task_layout);
+          g_clear_object (&step->item->label_layout);
+        }
+    }
+}
+
+static void
+proposal_free (SkCanvasProposal *proposal)
+{
+  proposal_clear_layouts (proposal);
+  g_ptr_array_unref (proposal->steps);
+  g_hash_table_unref (proposal->by_id);
+  g_array_unref (proposal->edges);
+  g_hash_table_unref (proposal->hidden);
+  g_free (proposal);
+}
+
+static ProposalStep *
+proposal_mark (SkCanvasProposal *proposal,
+               SkChangeset      *changeset,
+               const char       *id,
+               MarkKind          kind)
+{
+  ProposalStep *step = g_hash_table_lookup (proposal->by_id, id);
+
+  if (step != NULL)
+    return step;
+
+  step = g_new0 (ProposalStep, 1);
+  step->id = g_strdup (id);
+  step->kind = kind;
+  step->accepted = sk_changeset_get_step_accepted (changeset, id);
+  g_ptr_array_add (proposal->steps, step);
+  g_hash_table_insert (proposal->by_id, step->id, step);
+
+  return step;
+}
+
+static gboolean
+proposal_is_added (SkCanvasProposal *proposal,
+                   const char       *id,
+                   gboolean         *accepted)
+{
+  ProposalStep *step = g_hash_table_lookup (proposal->by_id, id);
+
+  if (step == NULL || step->kind != MARK_ADDED)
+    return FALSE;
+  if (accepted != NULL)
+    *accepted = step->accepted;
+
+  return TRUE;
+}
+
+/* How many new steps without a place lead up to @step: its row below the
+ * workflow. */
+static guint
+added_rank (SkCanvasProposal *proposal,
+            GHashTable       *unplaced,
+            GHashTable       *ranks,
+            ProposalStep     *step,
+            guint             depth)
+{
+  const char * const *priors = sk_node_get_priors (step->item->node);
+  gpointer known = g_hash_table_lookup (ranks, step->id);
+  guint rank = 0;
+
+  if (known != NULL)
+    return GPOINTER_TO_UINT (known) - 1;
+
+  /* The chat's copy never has a cycle, but a picture is no reason to
+   * recurse without end. */
+  if (depth > proposal->steps->len)
+    return 0;
+
+  for (guint i = 0; priors[i] != NULL; i++)
+    {
+      ProposalStep *prior = g_hash_table_lookup (unplaced, priors[i]);
+
+      if (prior != NULL)
+        rank = MAX (rank, added_rank (proposal, unplaced, ranks, prior, depth + 1) + 1);
+    }
+
+  g_hash_table_insert (ranks, step->id, GUINT_TO_POINTER (rank + 1));
+
+  return rank;
+}
+
+/* The changeset places a new step below its priors, but where no step has
+ * a place yet, as in a draft, it leaves that to Arrange once accepted.
+ * Until then such steps are shown in rows, by how many of them lead up to
+ * each, centred below the workflow. */
+static void
+place_added_steps (SkCanvas         *self,
+                   SkCanvasProposal *proposal)
+{
+  g_autoptr(GHashTable) unplaced = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) ranks = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GArray) row_sizes = g_array_new (FALSE, TRUE, sizeof (guint));
+  g_autoptr(GArray) row_used = g_array_new (FALSE, TRUE, sizeof (guint));
+  double top = 0, centre = 0;
+  graphene_rect_t content;
+
+  for (guint i = 0; i < proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (proposal->steps, i);
+
+      if (step->kind == MARK_ADDED &&
+          !sk_node_get_position (step->item->node, &step->item->x, &step->item->y))
+        g_hash_table_insert (unplaced, step->id, step);
+    }
+
+  if (g_hash_table_size (unplaced) == 0)
+    return;
+
+  if (_sk_canvas_content_rect (self, &content))
+    {
+      top = content.origin.y + content.size.height + PROPOSAL_ROW_DY - NODE_H / 2;
+      centre = content.origin.x + content.size.width / 2;
+    }
+
+  for (guint i = 0; i < proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (proposal->steps, i);
+      guint rank;
+
+      if (!g_hash_table_contains (unplaced, step->id) || step->kind != MARK_ADDED)
+        continue;
+      rank = added_rank (proposal, unplaced, ranks, step, 0);
+      if (rank >= row_sizes->len)
+        {
+          g_array_set_size (row_sizes, rank + 1);
+          g_array_set_size (row_used, rank + 1);
+        }
+      g_array_index (row_sizes, guint, rank)++;
+    }
+
+  for (guint i = 0; i < proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (proposal->steps, i);
+      guint rank, column;
+
+      if (!g_hash_table_contains (unplaced, step->id) || step->kind != MARK_ADDED)
+        continue;
+      rank = GPOINTER_TO_UINT (g_hash_table_lookup (ranks, step->id)) - 1;
+      column = g_array_index (row_used, guint, rank)++;
+      step->item->x = centre + (column - (g_array_index (row_sizes, guint, rank) - 1) / 2.0) * SK_CANVAS_GRID_DX;
+      step->item->y = top + rank * PROPOSAL_ROW_DY;
+    }
+}
+
+static SkCanvasItem *
+proposal_item (SkCanvas   *self,
+               const char *id)
+{
+  ProposalStep *step = g_hash_table_lookup (self->proposal->by_id, id);
+
+  if (step != NULL && step->kind == MARK_ADDED)
+    return step->item;
+
+  return _sk_canvas_lookup_item (self, sk_project_get_node (self->project, id));
+}
+
+static void
+hide_edge (SkCanvasProposal *proposal,
+           SkCanvasItem     *from,
+           SkCanvasItem     *to)
+{
+  GPtrArray *priors = g_hash_table_lookup (proposal->hidden, to);
+
+  if (priors == NULL)
+    {
+      priors = g_ptr_array_new ();
+      g_hash_table_insert (proposal->hidden, to, priors);
+    }
+  g_ptr_array_add (priors, from);
+}
+
+static gboolean
+edge_hidden (SkCanvas     *self,
+             SkCanvasItem *from,
+             SkCanvasItem *to)
+{
+  GPtrArray *priors;
+
+  if (self->proposal == NULL)
+    return FALSE;
+
+  priors = g_hash_table_lookup (self->proposal->hidden, to);
+
+  return priors != NULL && g_ptr_array_find (priors, from, NULL);
+}
+
+static gboolean
+removal_accepted (SkCanvasProposal *proposal,
+                  const char       *id)
+{
+  ProposalStep *step = g_hash_table_lookup (proposal->by_id, id);
+
+  return step != NULL && step->kind == MARK_REMOVED && step->accepted;
+}
+
+/* Finds the canvas's items for the marks, and the connections of the
+ * workflow that go with the steps the proposal removes. */
+static void
+proposal_resolve (SkCanvas *self)
+{
+  SkCanvasProposal *proposal = self->proposal;
+
+  g_hash_table_remove_all (proposal->hidden);
+  g_array_set_size (proposal->edges, proposal->n_listed_edges);
+
+  for (guint i = 0; i < proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (proposal->steps, i);
+
+      if (step->kind != MARK_ADDED)
+        step->item = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, step->id));
+    }
+
+  for (guint i = 0; i < proposal->edges->len; i++)
+    {
+      ProposalEdge *edge = &g_array_index (proposal->edges, ProposalEdge, i);
+
+      edge->from = proposal_item (self, edge->prior);
+      edge->to = proposal_item (self, edge->step);
+      if (edge->from != NULL && edge->to != NULL && !edge->added && edge->accepted)
+        hide_edge (proposal, edge->from, edge->to);
+    }
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *to = g_ptr_array_index (self->items, i);
+      const char * const *priors = sk_node_get_priors (to->node);
+      gboolean to_removed = removal_accepted (proposal, sk_node_get_id (to->node));
+
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          ProposalEdge edge = { NULL, };
+
+          if (!to_removed && !removal_accepted (proposal, priors[j]))
+            continue;
+
+          edge.from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          if (edge.from == NULL)
+            continue;
+          edge.prior = g_strdup (priors[j]);
+          edge.step = g_strdup (sk_node_get_id (to->node));
+          edge.to = to;
+          edge.accepted = TRUE;
+          g_array_append_val (proposal->edges, edge);
+          hide_edge (proposal, edge.from, to);
+        }
+    }
+
+  proposal->resolved = TRUE;
+}
+
+/* Works out the marks from the changeset's list of changes. */
+static void
+proposal_rebuild (SkCanvas *self)
+{
+  g_autoptr(GPtrArray) changes = NULL;
+  SkCanvasProposal *proposal;
+  SkProject *scratch;
+
+  g_clear_pointer (&self->proposal, proposal_free);
+  if (self->changeset == NULL)
+    return;
+
+  scratch = sk_changeset_get_scratch (self->changeset);
+  changes = sk_changeset_get_changes (self->changeset);
+
+  proposal = g_new0 (SkCanvasProposal, 1);
+  proposal->steps = g_ptr_array_new_with_free_func (proposal_step_free);
+  proposal->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  proposal->edges = g_array_new (FALSE, TRUE, sizeof (ProposalEdge));
+  g_array_set_clear_func (proposal->edges, proposal_edge_clear);
+  proposal->hidden = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+
+  /* The changes come by kind, added steps first, so that the connections
+   * of a new step find it marked as new. */
+  for (guint i = 0; i < changes->len; i++)
+    {
+      const SkChange *change = g_ptr_array_index (changes, i);
+      ProposalStep *step;
+      ProposalEdge edge = { NULL, };
+      gboolean prior_accepted = TRUE;
+
+      switch (change->kind)
+        {
+        case SK_CHANGE_ADDED:
+          step = proposal_mark (proposal, self->changeset, change->step_id, MARK_ADDED);
+          step->item = g_new0 (SkCanvasItem, 1);
+          step->item->node = g_object_ref (sk_project_get_node (scratch, change->step_id));
+          break;
+
+        case SK_CHANGE_REMOVED:
+          proposal_mark (proposal, self->changeset, change->step_id, MARK_REMOVED);
+          break;
+
+        case SK_CHANGE_TASK_CHANGED:
+          step = proposal_mark (proposal, self->changeset, change->step_id, MARK_CHANGED);
+          step->task_changed = TRUE;
+          break;
+
+        case SK_CHANGE_RENAMED:
+        case SK_CHANGE_DESCRIPTION_CHANGED:
+        case SK_CHANGE_RUN_CHANGED:
+          proposal_mark (proposal, self->changeset, change->step_id, MARK_CHANGED);
+          break;
+
+        case SK_CHANGE_CONNECTED:
+        case SK_CHANGE_DISCONNECTED:
+          step = proposal_mark (proposal, self->changeset, change->step_id, MARK_CHANGED);
+          edge.prior = g_strdup (change->other_id);
+          edge.step = g_strdup (change->step_id);
+          edge.added = change->kind == SK_CHANGE_CONNECTED;
+          edge.crossed = !edge.added;
+          /* A rejected step keeps its priors, and a rejected new step is
+           * not there to connect. */
+          proposal_is_added (proposal, change->other_id, &prior_accepted);
+          edge.accepted = step->accepted && prior_accepted;
+          g_array_append_val (proposal->edges, edge);
+          break;
+
+        case SK_CHANGE_PROCESS_CHANGED:
+        default:
+          break;
+        }
+    }
+
+  /* Placed before it is shown, so that the workflow's bounds do not yet
+   * take its steps in. */
+  proposal->n_listed_edges = proposal->edges->len;
+  place_added_steps (self, proposal);
+  self->proposal = proposal;
+}
+
+void
+_sk_canvas_proposal_base_changed (SkCanvas *self)
+{
+  if (self->proposal == NULL)
+    return;
+
+  self->proposal->resolved = FALSE;
+  _sk_canvas_invalidate_edges (self);
+}
+
+/**
+ * _sk_canvas_proposal_bounds:
+ * @self: a #SkCanvas
+ * @rect: (out): the boxes of the steps the proposal adds, in model
+ *   coordinates
+ *
+ * Returns: whether the proposal adds steps
+ */
+gboolean
+_sk_canvas_proposal_bounds (SkCanvas        *self,
+                            graphene_rect_t *rect)
+{
+  gboolean found = FALSE;
+
+  if (self->proposal == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < self->proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+      graphene_rect_t box;
+
+      if (step->kind != MARK_ADDED)
+        continue;
+
+      box = GRAPHENE_RECT_INIT (step->item->x - NODE_W / 2, step->item->y - NODE_H / 2, NODE_W, NODE_H);
+      if (found)
+        graphene_rect_union (rect, &box, rect);
+      else
+        *rect = box;
+      found = TRUE;
+    }
+
+  return found;
+}
+
+/* Whether the model point (@x, @y) lies on a step the proposal adds, which
+ * is only a picture: a click there must not make a real step. */
+gboolean
+_sk_canvas_proposal_step_at (SkCanvas *self,
+                             double    x,
+                             double    y)
+{
+  if (self->proposal == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < self->proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+
+      if (step->kind == MARK_ADDED &&
+          fabs (x - step->item->x) <= NODE_W / 2 && fabs (y - step->item->y) <= NODE_H / 2)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/**
+ * sk_canvas_get_proposal:
+ * @self: a #SkCanvas
+ *
+ * Returns: (transfer none) (nullable): the changeset drawn over the
+ *   workflow
+ */
+SkChangeset *
+sk_canvas_get_proposal (SkCanvas *self)
+{
+  g_return_val_if_fail (SK_IS_CANVAS (self), NULL);
+
+  return self->changeset;
+}
+
+/**
+ * sk_canvas_set_proposal:
+ * @self: a #SkCanvas
+ * @changeset: (nullable): a chat's changeset for the workflow shown, or
+ *   %NULL to show none
+ *
+ * Draws the changes of @changeset over the workflow: new steps and
+ * connections dashed in the accent colour, removed ones struck through in
+ * the error colour, and changed steps outlined with a badge. A rejected new
+ * step is drawn faintly; a step whose removal or change is rejected is
+ * drawn as it is. The proposal is only a picture: its new steps cannot be
+ * selected, and the workflow is edited as before.
+ *
+ * Call sk_canvas_proposal_changed() after each change of @changeset, and
+ * after a step of it is accepted or rejected.
+ */
+void
+sk_canvas_set_proposal (SkCanvas    *self,
+                        SkChangeset *changeset)
+{
+  g_return_if_fail (SK_IS_CANVAS (self));
+  g_return_if_fail (changeset == NULL || SK_IS_CHANGESET (changeset));
+
+  g_set_object (&self->changeset, changeset);
+  sk_canvas_proposal_changed (self);
+}
+
+/**
+ * sk_canvas_proposal_changed:
+ * @self: a #SkCanvas
+ *
+ * Draws the proposal again after its changeset changed, or a step of it
+ * was accepted or rejected.
+ */
+void
+sk_canvas_proposal_changed (SkCanvas *self)
+{
+  g_return_if_fail (SK_IS_CANVAS (self));
+
+  proposal_rebuild (self);
+  _sk_canvas_invalidate_edges (self);
+  _sk_canvas_update_actions (self);
 }
 
 /* Edges */
@@ -543,20 +1145,26 @@ _sk_canvas_edge_route (SkCanvasItem *from,
 }
 
 static void
-path_edge (cairo_t      *cr,
-           const double  p[8])
+path_arrow (cairo_t      *cr,
+            const double  p[8])
 {
   double angle;
   const double size = 9;
-
-  cairo_move_to (cr, p[0], p[1]);
-  cairo_curve_to (cr, p[2], p[3], p[4], p[5], p[6], p[7]);
 
   angle = atan2 (p[7] - p[5], p[6] - p[4]);
   cairo_move_to (cr, p[6], p[7]);
   cairo_line_to (cr, p[6] - size * cos (angle - 0.45), p[7] - size * sin (angle - 0.45));
   cairo_move_to (cr, p[6], p[7]);
   cairo_line_to (cr, p[6] - size * cos (angle + 0.45), p[7] - size * sin (angle + 0.45));
+}
+
+static void
+path_edge (cairo_t      *cr,
+           const double  p[8])
+{
+  cairo_move_to (cr, p[0], p[1]);
+  cairo_curve_to (cr, p[2], p[3], p[4], p[5], p[6], p[7]);
+  path_arrow (cr, p);
 }
 
 /* Splits a cubic Bézier curve with de Casteljau's construction and keeps the
@@ -655,35 +1263,132 @@ path_visible_edge (cairo_t               *cr,
   cairo_curve_to (cr, part[2], part[3], part[4], part[5], part[6], part[7]);
 }
 
-/* Edges are drawn in widget coordinates, with the zoom applied to the
+/* Layers are drawn in widget coordinates, with the zoom applied to the
  * cairo context, because GTK 4.8 misplaces cairo content on a snapshot that
  * is both scaled and translated. They are drawn into an image once and kept
  * as a texture: a cairo node only records the drawing, and the cairo
  * renderer would stroke every edge again in each frame. */
-static GskRenderNode *
-build_edge_layer (SkCanvas              *self,
-                  const graphene_rect_t *view)
+static cairo_t *
+layer_begin (SkCanvas *self)
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
-  GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
-  GdkRGBA error = rgba (ERROR_COLOR, 1);
-  g_autoptr(GdkTexture) texture = NULL;
-  GBytes *bytes;
   cairo_surface_t *surface;
   cairo_t *cr;
-  graphene_rect_t near;
-  double margin;
 
   if (width <= 0 || height <= 0)
-    return gsk_container_node_new (NULL, 0);
+    return NULL;
 
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width * scale, height * scale);
   cairo_surface_set_device_scale (surface, scale, scale);
   cr = cairo_create (surface);
+  cairo_surface_destroy (surface);
   cairo_translate (cr, self->offset_x, self->offset_y);
   cairo_scale (cr, self->zoom, self->zoom);
+
+  return cr;
+}
+
+static GskRenderNode *
+layer_end (SkCanvas *self,
+           cairo_t  *cr)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  cairo_surface_t *surface;
+  g_autoptr(GdkTexture) texture = NULL;
+  GBytes *bytes;
+
+  if (cr == NULL)
+    return gsk_container_node_new (NULL, 0);
+
+  surface = cairo_surface_reference (cairo_get_target (cr));
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  /* Cairo's ARGB32 is GDK_MEMORY_DEFAULT; the texture keeps the surface. */
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
+                                      (gsize) cairo_image_surface_get_stride (surface) * height * scale,
+                                      (GDestroyNotify) cairo_surface_destroy,
+                                      surface);
+  texture = gdk_memory_texture_new (width * scale, height * scale, GDK_MEMORY_DEFAULT,
+                                    bytes, cairo_image_surface_get_stride (surface));
+  g_bytes_unref (bytes);
+
+  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+/* The connections a proposal adds, dashed in the accent colour, and those
+ * it removes, dashed in the error colour and crossed out in the middle
+ * unless they go with a removed step, instead of the workflow's own. */
+static void
+draw_proposal_edges (SkCanvas              *self,
+                     cairo_t               *cr,
+                     const graphene_rect_t *near)
+{
+  GArray *edges = self->proposal->edges;
+  double dashes[] = { MAX (7.0, 4.0 / self->zoom), MAX (5.0, 3.0 / self->zoom) };
+  double cross = MAX (5.0, 3.0 / self->zoom);
+
+  cairo_set_line_width (cr, MAX (2.0, 1.5 / self->zoom));
+  for (guint i = 0; i < edges->len; i++)
+    {
+      ProposalEdge *edge = &g_array_index (edges, ProposalEdge, i);
+      GdkRGBA color;
+      double p[8];
+
+      /* A rejected removal leaves the connection drawn as it is. */
+      if (edge->from == NULL || edge->to == NULL || (!edge->added && !edge->accepted))
+        continue;
+      _sk_canvas_edge_route (edge->from, edge->to, p);
+      if (!_sk_canvas_edge_visible (p, near))
+        continue;
+
+      color = edge->added ? accent_color (1) : rgba (ERROR_COLOR, 1);
+      if (!edge->accepted)
+        color.alpha = REJECTED_ALPHA;
+      gdk_cairo_set_source_rgba (cr, &color);
+
+      cairo_set_dash (cr, dashes, G_N_ELEMENTS (dashes), 0);
+      cairo_move_to (cr, p[0], p[1]);
+      if (self->zoom < CURVE_MIN_ZOOM)
+        cairo_line_to (cr, p[6], p[7]);
+      else
+        cairo_curve_to (cr, p[2], p[3], p[4], p[5], p[6], p[7]);
+      cairo_stroke (cr);
+
+      cairo_set_dash (cr, NULL, 0, 0);
+      if (self->zoom >= CURVE_MIN_ZOOM)
+        path_arrow (cr, p);
+      if (edge->crossed)
+        {
+          double mx, my;
+
+          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          cairo_move_to (cr, mx - cross, my - cross);
+          cairo_line_to (cr, mx + cross, my + cross);
+          cairo_move_to (cr, mx + cross, my - cross);
+          cairo_line_to (cr, mx - cross, my + cross);
+        }
+      cairo_stroke (cr);
+    }
+}
+
+static GskRenderNode *
+build_edge_layer (SkCanvas              *self,
+                  const graphene_rect_t *view)
+{
+  GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
+  cairo_t *cr = layer_begin (self);
+  graphene_rect_t near;
+  double margin;
+
+  if (cr == NULL)
+    return layer_end (self, cr);
+
   cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
   gdk_cairo_set_source_rgba (cr, &color);
@@ -703,7 +1408,7 @@ build_edge_layer (SkCanvas              *self,
           double p[8];
           gboolean problem;
 
-          if (from == NULL)
+          if (from == NULL || edge_hidden (self, from, to))
             continue;
           _sk_canvas_edge_route (from, to, p);
           if (!_sk_canvas_edge_visible (p, &near))
@@ -739,19 +1444,11 @@ build_edge_layer (SkCanvas              *self,
     }
 
   cairo_stroke (cr);
-  cairo_destroy (cr);
-  cairo_surface_flush (surface);
 
-  /* Cairo's ARGB32 is GDK_MEMORY_DEFAULT; the texture keeps the surface. */
-  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
-                                      (gsize) cairo_image_surface_get_stride (surface) * height * scale,
-                                      (GDestroyNotify) cairo_surface_destroy,
-                                      surface);
-  texture = gdk_memory_texture_new (width * scale, height * scale, GDK_MEMORY_DEFAULT,
-                                    bytes, cairo_image_surface_get_stride (surface));
-  g_bytes_unref (bytes);
+  if (self->proposal != NULL)
+    draw_proposal_edges (self, cr, &near);
 
-  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  return layer_end (self, cr);
 }
 
 /* The selected connection, and the one being made, which follows the
@@ -1023,6 +1720,72 @@ append_layout_at (GtkSnapshot   *snapshot,
   gtk_snapshot_restore (snapshot);
 }
 
+/* Where the text in a box goes: the name first, on up to two lines; then
+ * the task's first line when zoomed in enough to read it, and the state,
+ * each as far as there is room in the box. */
+typedef struct
+{
+  PangoLayout *name;
+  PangoLayout *task;
+  PangoLayout *status;
+  int          name_h;
+  int          task_h;
+  double       x;
+  double       y;
+} TextPlace;
+
+static void
+place_text (SkCanvas     *self,
+            SkCanvasItem *item,
+            PangoLayout  *status,
+            TextPlace    *place)
+{
+  double room = NODE_H - 2 * TEXT_MARGIN;
+  PangoLayout *task = NULL;
+  int status_h = 0;
+  double used;
+
+  place->name = item_layout (self, item);
+  pango_layout_get_pixel_size (place->name, NULL, &place->name_h);
+  if (status != NULL)
+    pango_layout_get_pixel_size (status, NULL, &status_h);
+  if (self->zoom >= TASK_MIN_ZOOM)
+    task = task_layout (self, item);
+  place->task_h = 0;
+  if (task != NULL)
+    pango_layout_get_pixel_size (task, NULL, &place->task_h);
+
+  place->status = status != NULL && place->name_h + status_h <= room ? status : NULL;
+  place->task = task != NULL &&
+                place->name_h + place->task_h + (place->status != NULL ? status_h : 0) <= room ? task : NULL;
+  used = place->name_h + (place->status != NULL ? status_h : 0) + (place->task != NULL ? place->task_h : 0);
+
+  place->x = item->x - NODE_W / 2 + STRIPE_WIDTH + LABEL_PAD;
+  place->y = item->y - NODE_H / 2 + MAX (TEXT_MARGIN, (NODE_H - used) / 2);
+}
+
+static void
+append_text (SkCanvas        *self,
+             GtkSnapshot     *snapshot,
+             const TextPlace *place,
+             const GdkRGBA   *name_color)
+{
+  gboolean dark = is_dark ();
+  GdkRGBA dim = dark ? rgba (0xffffff, 0.7f) : rgba (0x241f31, 0.7f);
+  GdkRGBA dimmer = dark ? rgba (0xffffff, 0.55f) : rgba (0x241f31, 0.55f);
+  double y = place->y;
+
+  append_layout_at (snapshot, place->name, place->x, y, name_color);
+  y += place->name_h;
+  if (place->task != NULL)
+    {
+      append_layout_at (snapshot, place->task, place->x, y, &dimmer);
+      y += place->task_h;
+    }
+  if (place->status != NULL)
+    append_layout_at (snapshot, place->status, place->x, y, &dim);
+}
+
 static void
 draw_node (SkCanvas     *self,
            GtkSnapshot  *snapshot,
@@ -1036,20 +1799,11 @@ draw_node (SkCanvas     *self,
   GdkRGBA fill = dark ? rgba (0x3a3a3a, 1) : rgba (0xffffff, 1);
   GdkRGBA border = dark ? rgba (0x5e5c64, 1) : rgba (0xc0bfbc, 1);
   GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
-  GdkRGBA dim = dark ? rgba (0xffffff, 0.7f) : rgba (0x241f31, 0.7f);
-  GdkRGBA dimmer = dark ? rgba (0xffffff, 0.55f) : rgba (0x241f31, 0.55f);
   GdkRGBA accent = rgba (0x3584e4, 1);
   GdkRGBA error = rgba (ERROR_COLOR, 1);
   GdkRGBA stripe = state_color (state);
   GskRoundedRect rounded;
-  PangoLayout *name;
-  PangoLayout *status;
-  PangoLayout *task = NULL;
-  int name_h, status_h, task_h = 0;
-  double room = NODE_H - 2 * TEXT_MARGIN;
-  double used;
-  double x, y;
-  gboolean show_status, show_task;
+  TextPlace place;
 
   if (item->node == self->hover.node && !selected)
     fill = dark ? rgba (0x454545, 1) : rgba (0xf6f5f4, 1);
@@ -1096,34 +1850,286 @@ draw_node (SkCanvas     *self,
       append_rounded_border (snapshot, &outer, NODE_RADIUS + 2, 2, &accent);
     }
 
-  /* The name comes first, on up to two lines; then the state, and the
-   * task's first line when zoomed in enough to read it, each as far as
-   * there is room in the box. */
-  name = item_layout (self, item);
-  status = state_layout (self, state);
-  pango_layout_get_pixel_size (name, NULL, &name_h);
-  pango_layout_get_pixel_size (status, NULL, &status_h);
-  if (self->zoom >= TASK_MIN_ZOOM)
-    task = task_layout (self, item);
-  if (task != NULL)
-    pango_layout_get_pixel_size (task, NULL, &task_h);
-
-  show_status = name_h + status_h <= room;
-  show_task = task != NULL && name_h + task_h + (show_status ? status_h : 0) <= room;
-  used = name_h + (show_status ? status_h : 0) + (show_task ? task_h : 0);
-
-  x = rect.origin.x + STRIPE_WIDTH + LABEL_PAD;
-  y = rect.origin.y + MAX (TEXT_MARGIN, (NODE_H - used) / 2);
-  append_layout_at (snapshot, name, x, y, problem ? &error : &text);
+  place_text (self, item, state_layout (self, state), &place);
+  append_text (self, snapshot, &place, problem ? &error : &text);
   self->names_painted++;
-  y += name_h;
-  if (show_task)
+}
+
+/* Proposals over the steps */
+
+static graphene_rect_t
+item_box (SkCanvasItem *item)
+{
+  return GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
+}
+
+static void
+path_rounded_rect (cairo_t               *cr,
+                   const graphene_rect_t *rect,
+                   double                 radius)
+{
+  double x = rect->origin.x;
+  double y = rect->origin.y;
+  double w = rect->size.width;
+  double h = rect->size.height;
+
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + w - radius, y + radius, radius, -G_PI / 2, 0);
+  cairo_arc (cr, x + w - radius, y + h - radius, radius, 0, G_PI / 2);
+  cairo_arc (cr, x + radius, y + h - radius, radius, G_PI / 2, G_PI);
+  cairo_arc (cr, x + radius, y + radius, radius, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+}
+
+/* A new step is a box of its own, tinted with the accent colour, with its
+ * name and its task's first line; its dashed outline and its badge come
+ * with the other marks. */
+static void
+draw_added_steps (SkCanvas              *self,
+                  GtkSnapshot           *snapshot,
+                  const graphene_rect_t *view,
+                  gboolean               detail)
+{
+  gboolean dark = is_dark ();
+  GdkRGBA fill = dark ? rgba (0x3a3a3a, 1) : rgba (0xffffff, 1);
+  GdkRGBA tint = rgba (ACCENT_COLOR, dark ? 0.25f : 0.12f);
+  GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
+
+  for (guint i = 0; i < self->proposal->steps->len; i++)
     {
-      append_layout_at (snapshot, task, x, y, &dimmer);
-      y += task_h;
+      ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+      graphene_rect_t rect;
+
+      if (step->kind != MARK_ADDED)
+        continue;
+      rect = item_box (step->item);
+      if (!graphene_rect_intersection (&rect, view, NULL))
+        continue;
+
+      if (!step->accepted)
+        gtk_snapshot_push_opacity (snapshot, REJECTED_ALPHA);
+
+      if (detail)
+        {
+          TextPlace place;
+
+          append_rounded_fill (snapshot, &rect, NODE_RADIUS, &fill);
+          append_rounded_fill (snapshot, &rect, NODE_RADIUS, &tint);
+          place_text (self, step->item, NULL, &place);
+          append_text (self, snapshot, &place, &text);
+        }
+      else
+        {
+          gtk_snapshot_append_color (snapshot, &fill, &rect);
+          gtk_snapshot_append_color (snapshot, &tint, &rect);
+        }
+
+      if (!step->accepted)
+        gtk_snapshot_pop (snapshot);
     }
-  if (show_status)
-    append_layout_at (snapshot, status, x, y, &dim);
+}
+
+/* Where the line striking out the line of text at @iter goes, relative to
+ * its layout: through the middle of the small letters, a little longer
+ * than the text. */
+static void
+strike_line (PangoLayoutIter *iter,
+             double          *x,
+             double          *y,
+             double          *width)
+{
+  PangoRectangle logical;
+  double baseline = pango_layout_iter_get_baseline (iter) / (double) PANGO_SCALE;
+
+  pango_layout_iter_get_line_extents (iter, NULL, &logical);
+  *x = logical.x / (double) PANGO_SCALE - 1;
+  *y = baseline - 0.27 * (baseline - logical.y / (double) PANGO_SCALE);
+  *width = logical.width / (double) PANGO_SCALE + 2;
+}
+
+/* A line through each line of a removed step's name, or zoomed out, where
+ * the name is not in the box, across the box. */
+static void
+path_strike (SkCanvas     *self,
+             cairo_t      *cr,
+             SkCanvasItem *item,
+             gboolean      detail)
+{
+  PangoLayoutIter *iter;
+  TextPlace place;
+
+  if (!detail)
+    {
+      cairo_move_to (cr, item->x - NODE_W / 2 + LABEL_PAD, item->y);
+      cairo_line_to (cr, item->x + NODE_W / 2 - LABEL_PAD, item->y);
+      return;
+    }
+
+  place_text (self, item, state_layout (self, sk_node_get_state (item->node)), &place);
+  iter = pango_layout_get_iter (place.name);
+  do
+    {
+      double x, y, width;
+
+      strike_line (iter, &x, &y, &width);
+      cairo_move_to (cr, place.x + x, place.y + y);
+      cairo_rel_line_to (cr, width, 0);
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+}
+
+/* The marks over the steps, drawn like the edges into a texture kept until
+ * the view or the proposal changes, since dashes need cairo: the outlines
+ * of new steps, removed steps washed out, outlined in the error colour and
+ * struck through, and changed steps outlined in the accent colour. A
+ * rejected removal or change leaves the step as it is. */
+static GskRenderNode *
+build_proposal_layer (SkCanvas              *self,
+                      const graphene_rect_t *view)
+{
+  gboolean dark = is_dark ();
+  gboolean detail = self->zoom >= DETAIL_MIN_ZOOM;
+  GdkRGBA wash = dark ? rgba (0x242424, 0.6f) : rgba (0xfafafa, 0.6f);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
+  double width = MAX (2.0, 1.5 / self->zoom);
+  double dashes[] = { MAX (8.0, 4.0 / self->zoom), MAX (5.0, 3.0 / self->zoom) };
+  double radius = detail ? NODE_RADIUS : width / 2;
+  double grow = RING_GAP + RING_WIDTH;
+  cairo_t *cr = layer_begin (self);
+  graphene_rect_t near;
+
+  if (cr == NULL)
+    return layer_end (self, cr);
+
+  graphene_rect_inset_r (view, -(grow + width), -(grow + width), &near);
+
+  for (guint i = 0; i < self->proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+      graphene_rect_t rect, outline;
+      GdkRGBA color;
+
+      if (step->item == NULL || (step->kind != MARK_ADDED && !step->accepted))
+        continue;
+      rect = item_box (step->item);
+      if (!graphene_rect_intersection (&rect, &near, NULL))
+        continue;
+
+      if (step->kind == MARK_REMOVED)
+        {
+          graphene_rect_t washed;
+
+          /* The wash takes the run ring in too, so that all of the step
+           * looks gone. */
+          graphene_rect_inset_r (&rect, -grow, -grow, &washed);
+          path_rounded_rect (cr, &washed, detail ? NODE_RADIUS + grow : 0);
+          gdk_cairo_set_source_rgba (cr, &wash);
+          cairo_fill (cr);
+
+          path_strike (self, cr, step->item, detail);
+          gdk_cairo_set_source_rgba (cr, &error);
+          cairo_set_line_width (cr, detail ? 2.0 : width);
+          cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+          cairo_stroke (cr);
+          color = error;
+        }
+      else
+        color = accent_color (step->accepted ? 1 : REJECTED_ALPHA);
+
+      /* On the box's own border, inside the run ring. */
+      graphene_rect_inset_r (&rect, width / 2, width / 2, &outline);
+      path_rounded_rect (cr, &outline, MAX (radius - width / 2, 0));
+      gdk_cairo_set_source_rgba (cr, &color);
+      cairo_set_line_width (cr, width);
+      cairo_set_line_cap (cr, CAIRO_LINE_CAP_BUTT);
+      cairo_set_dash (cr, dashes, G_N_ELEMENTS (dashes), 0);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+
+  return layer_end (self, cr);
+}
+
+static PangoLayout *
+badge_layout (SkCanvas  *self,
+              BadgeKind  kind)
+{
+  if (self->proposal->badges[kind] == NULL)
+    {
+      const char *label;
+
+      switch (kind)
+        {
+        case BADGE_NEW:
+          label = C_("proposed step", "New");
+          break;
+        case BADGE_NEW_TASK:
+          label = C_("proposed step", "New Task");
+          break;
+        case BADGE_REMOVED:
+          label = C_("proposed step", "Removed");
+          break;
+        case BADGE_CHANGED:
+        case N_BADGES:
+        default:
+          label = C_("proposed step", "Changed");
+          break;
+        }
+      self->proposal->badges[kind] = new_layout (self, label, TRUE, TRUE, NODE_W);
+    }
+
+  return self->proposal->badges[kind];
+}
+
+/* A small label on the right of a marked step's top edge: “New”,
+ * “Changed”, “New Task” where its code will be written again, or
+ * “Removed”. Zoomed out, the colours alone tell. */
+static void
+draw_proposal_badges (SkCanvas              *self,
+                      GtkSnapshot           *snapshot,
+                      const graphene_rect_t *view)
+{
+  GdkRGBA white = rgba (0xffffff, 1);
+  GdkRGBA halo = is_dark () ? rgba (0x242424, 1) : rgba (0xfafafa, 1);
+
+  for (guint i = 0; i < self->proposal->steps->len; i++)
+    {
+      ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+      BadgeKind kind;
+      GdkRGBA fill;
+      PangoLayout *layout;
+      graphene_rect_t pill, outer;
+      int w, h;
+
+      if (step->item == NULL || (step->kind != MARK_ADDED && !step->accepted))
+        continue;
+
+      if (step->kind == MARK_ADDED)
+        kind = BADGE_NEW;
+      else if (step->kind == MARK_REMOVED)
+        kind = BADGE_REMOVED;
+      else
+        kind = step->task_changed ? BADGE_NEW_TASK : BADGE_CHANGED;
+      fill = rgba (kind == BADGE_REMOVED ? DESTRUCTIVE_COLOR : ACCENT_COLOR, 1);
+
+      layout = badge_layout (self, kind);
+      pango_layout_get_pixel_size (layout, &w, &h);
+      pill = GRAPHENE_RECT_INIT (step->item->x + NODE_W / 2 - 6 - w - 12,
+                                 step->item->y - NODE_H / 2 - BADGE_HEIGHT / 2,
+                                 w + 12, BADGE_HEIGHT);
+      if (!graphene_rect_intersection (&pill, view, NULL))
+        continue;
+
+      if (!step->accepted)
+        gtk_snapshot_push_opacity (snapshot, REJECTED_ALPHA);
+      graphene_rect_inset_r (&pill, -2, -2, &outer);
+      append_rounded_fill (snapshot, &outer, BADGE_HEIGHT / 2 + 2, &halo);
+      append_rounded_fill (snapshot, &pill, BADGE_HEIGHT / 2, &fill);
+      append_layout_at (snapshot, layout, pill.origin.x + 6, pill.origin.y + (BADGE_HEIGHT - h) / 2, &white);
+      if (!step->accepted)
+        gtk_snapshot_pop (snapshot);
+    }
 }
 
 /* What flowed along the edges out of the steps that have run, at the
@@ -1166,9 +2172,71 @@ draw_flow_labels (SkCanvas              *self,
     }
 }
 
+/* Draws @item's name over its box unless it would overlap a name in
+ * @placed, and returns whether it did. */
+static gboolean
+draw_name (SkCanvas              *self,
+           GtkSnapshot           *snapshot,
+           SkCanvasItem          *item,
+           const graphene_rect_t *view,
+           GArray                *placed,
+           const GdkRGBA         *color,
+           gboolean               struck)
+{
+  GdkRGBA pill = is_dark () ? rgba (0x242424, 0.75f) : rgba (0xffffff, 0.75f);
+  /* As wide as the box, or a few words where the box is smaller; on two
+   * lines where the boxes are far enough apart. */
+  double width = CLAMP (NODE_W * self->zoom - 6, NAME_MIN_WIDTH, NAME_MAX_WIDTH);
+  int lines = self->zoom >= NAME_TWO_LINES_ZOOM ? 2 : 1;
+  graphene_rect_t box = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
+  graphene_rect_t pill_rect;
+  PangoLayout *layout;
+  double x, y;
+  int w, h;
+
+  if (!graphene_rect_intersection (&box, view, NULL))
+    return FALSE;
+
+  layout = label_layout (self, item, width, lines);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  _sk_canvas_model_to_widget (self, item->x, item->y, &x, &y);
+  pill_rect = GRAPHENE_RECT_INIT (round (x - w / 2.0) - 4, round (y - h / 2.0) - 1, w + 8, h + 2);
+
+  for (guint k = 0; k < placed->len; k++)
+    {
+      if (graphene_rect_intersection (&g_array_index (placed, graphene_rect_t, k), &pill_rect, NULL))
+        return FALSE;
+    }
+
+  g_array_append_val (placed, pill_rect);
+  append_rounded_fill (snapshot, &pill_rect, 4, &pill);
+  append_layout_at (snapshot, layout, pill_rect.origin.x + 4, pill_rect.origin.y + 1, color);
+
+  /* A removed step's name is struck here too, since it covers the box. */
+  if (struck)
+    {
+      PangoLayoutIter *iter = pango_layout_get_iter (layout);
+
+      do
+        {
+          double sx, sy, sw;
+
+          strike_line (iter, &sx, &sy, &sw);
+          gtk_snapshot_append_color (snapshot, color,
+                                     &GRAPHENE_RECT_INIT (pill_rect.origin.x + 4 + sx, pill_rect.origin.y + 1 + sy - 0.75,
+                                                          sw, 1.5));
+        }
+      while (pango_layout_iter_next_line (iter));
+      pango_layout_iter_free (iter);
+    }
+
+  return TRUE;
+}
+
 /* Zoomed out, names are drawn unscaled over their boxes, as many as fit
  * without overlapping: first those of the selected, hovered and troubled
- * steps, then the others in the workflow's order. */
+ * steps, then those of the steps a proposal adds, then the others in the
+ * workflow's order. */
 static void
 draw_names (SkCanvas              *self,
             GtkSnapshot           *snapshot,
@@ -1176,47 +2244,33 @@ draw_names (SkCanvas              *self,
             const graphene_rect_t *view)
 {
   gboolean dark = is_dark ();
-  GdkRGBA pill = dark ? rgba (0x242424, 0.75f) : rgba (0xffffff, 0.75f);
   GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
   GdkRGBA error = rgba (ERROR_COLOR, 1);
-  /* As wide as the box, or a few words where the box is smaller; on two
-   * lines where the boxes are far enough apart. */
-  double width = CLAMP (NODE_W * self->zoom - 6, NAME_MIN_WIDTH, NAME_MAX_WIDTH);
-  int lines = self->zoom >= NAME_TWO_LINES_ZOOM ? 2 : 1;
   g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
 
   for (guint pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < self->items->len; i++)
-      {
-        SkCanvasItem *item = g_ptr_array_index (self->items, i);
-        gboolean problem = node_has_problem (self, item->node);
-        gboolean first = problem || item->node == self->hover.node || gtk_bitset_contains (selected, i);
-        graphene_rect_t box = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
-        graphene_rect_t pill_rect;
-        PangoLayout *layout;
-        double x, y;
-        int w, h;
-        gboolean free = TRUE;
+    {
+      for (guint i = 0; i < self->items->len; i++)
+        {
+          SkCanvasItem *item = g_ptr_array_index (self->items, i);
+          gboolean problem = node_has_problem (self, item->node);
+          gboolean first = problem || item->node == self->hover.node || gtk_bitset_contains (selected, i);
+          gboolean removed = self->proposal != NULL && removal_accepted (self->proposal, sk_node_get_id (item->node));
 
-        if (first != (pass == 0) || !graphene_rect_intersection (&box, view, NULL))
-          continue;
+          if (first == (pass == 0) &&
+              draw_name (self, snapshot, item, view, placed, problem || removed ? &error : &text, removed))
+            self->names_painted++;
+        }
 
-        layout = label_layout (self, item, width, lines);
-        pango_layout_get_pixel_size (layout, &w, &h);
-        _sk_canvas_model_to_widget (self, item->x, item->y, &x, &y);
-        pill_rect = GRAPHENE_RECT_INIT (round (x - w / 2.0) - 4, round (y - h / 2.0) - 1, w + 8, h + 2);
+      for (guint i = 0; pass == 0 && self->proposal != NULL && i < self->proposal->steps->len; i++)
+        {
+          ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+          GdkRGBA accent = accent_color (step->accepted ? 1 : REJECTED_ALPHA);
 
-        for (guint k = 0; k < placed->len && free; k++)
-          free = !graphene_rect_intersection (&g_array_index (placed, graphene_rect_t, k), &pill_rect, NULL);
-        if (!free)
-          continue;
-
-        g_array_append_val (placed, pill_rect);
-        append_rounded_fill (snapshot, &pill_rect, 4, &pill);
-        append_layout_at (snapshot, layout, pill_rect.origin.x + 4, pill_rect.origin.y + 1,
-                          problem ? &error : &text);
-        self->names_painted++;
-      }
+          if (step->kind == MARK_ADDED)
+            draw_name (self, snapshot, step->item, view, placed, &accent, FALSE);
+        }
+    }
 }
 
 static void
@@ -1318,6 +2372,9 @@ _sk_canvas_snapshot (GtkWidget   *widget,
 
   _sk_canvas_visible_model_rect (self, &view);
 
+  if (self->proposal != NULL && !self->proposal->resolved)
+    proposal_resolve (self);
+
   if (self->edge_cache == NULL)
     self->edge_cache = build_edge_layer (self, &view);
   gtk_snapshot_append_node (snapshot, self->edge_cache);
@@ -1352,6 +2409,22 @@ _sk_canvas_snapshot (GtkWidget   *widget,
           else
             draw_node_flat (self, snapshot, item, gtk_bitset_contains (selected, i));
         }
+    }
+
+  if (self->proposal != NULL)
+    {
+      draw_added_steps (self, snapshot, &view, detail);
+      gtk_snapshot_restore (snapshot);
+
+      if (self->proposal_cache == NULL)
+        self->proposal_cache = build_proposal_layer (self, &view);
+      gtk_snapshot_append_node (snapshot, self->proposal_cache);
+
+      gtk_snapshot_save (snapshot);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (self->offset_x, self->offset_y));
+      gtk_snapshot_scale (snapshot, self->zoom, self->zoom);
+      if (detail)
+        draw_proposal_badges (self, snapshot, &view);
     }
 
   if (self->drag == SK_CANVAS_DRAG_RUBBER)

@@ -21,6 +21,10 @@ G_BEGIN_DECLS
 #define SK_CANVAS_GRID_DX     220.0
 #define SK_CANVAS_GRID_DY     110.0
 
+/* A chat's proposal as painted: what sk-canvas-paint.c works out once from
+ * the changeset, and again when the workflow changes under it. */
+typedef struct _SkCanvasProposal SkCanvasProposal;
+
 /* What the canvas shows of one step, in model coordinates (the centre of
  * the step's box). */
 typedef struct
@@ -165,6 +169,12 @@ struct _SkCanvas
   GHashTable          *problem_nodes;
   GHashTable          *problem_edges;
   guint                names_painted;
+
+  /* A chat's proposed changes, drawn over the workflow, and the picture of
+   * their marks over the steps, kept like edge_cache. */
+  SkChangeset         *changeset;
+  SkCanvasProposal    *proposal;
+  GskRenderNode       *proposal_cache;
 };
 
 /* Steps that are at work, running or having their code written, are
@@ -308,6 +318,12 @@ gboolean      _sk_canvas_run_button_at        (SkCanvas               *self,
                                                double                  x,
                                                double                  y,
                                                SkNode                **node);
+void          _sk_canvas_proposal_base_changed (SkCanvas              *self);
+gboolean      _sk_canvas_proposal_bounds      (SkCanvas               *self,
+                                               graphene_rect_t        *rect);
+gboolean      _sk_canvas_proposal_step_at     (SkCanvas               *self,
+                                               double                  x,
+                                               double                  y);
 
 /* sk-canvas-tools.c: the gestures */
 void          _sk_canvas_tools_init           (SkCanvas               *self);

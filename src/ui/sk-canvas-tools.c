@@ -174,6 +174,9 @@ _sk_canvas_click (SkCanvas        *self,
       return;
     }
 
+  if (_sk_canvas_proposal_step_at (self, mx, my))
+    return;
+
   if (_sk_canvas_edge_hit (self, x, y, &edge_prior, &edge_node))
     {
       _sk_canvas_select_edge (self, edge_prior, edge_node);

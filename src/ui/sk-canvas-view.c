@@ -62,9 +62,12 @@ _sk_canvas_content_rect (SkCanvas        *self,
                          graphene_rect_t *rect)
 {
   double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  graphene_rect_t proposed;
 
+  /* A chat's proposal counts as content, so that a draft on an empty
+   * workflow can be shown whole. */
   if (self->items->len == 0)
-    return FALSE;
+    return _sk_canvas_proposal_bounds (self, rect);
 
   for (guint i = 0; i < self->items->len; i++)
     {
@@ -77,6 +80,8 @@ _sk_canvas_content_rect (SkCanvas        *self,
     }
 
   graphene_rect_init (rect, x0, y0, x1 - x0, y1 - y0);
+  if (_sk_canvas_proposal_bounds (self, &proposed))
+    graphene_rect_union (rect, &proposed, rect);
   return TRUE;
 }
 

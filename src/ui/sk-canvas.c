@@ -264,6 +264,7 @@ node_notify_cb (SkCanvas   *self,
           _sk_canvas_clear_edge_selection (self);
           _sk_canvas_update_actions (self);
         }
+      _sk_canvas_proposal_base_changed (self);
       _sk_canvas_invalidate_edges (self);
     }
   else if (g_str_equal (name, "state") || g_str_equal (name, "run"))
@@ -335,6 +336,7 @@ items_changed_cb (SkCanvas   *self,
     }
 
   _sk_canvas_apply_deferred_selection (self);
+  _sk_canvas_proposal_base_changed (self);
   _sk_canvas_invalidate_edges (self);
   _sk_canvas_selection_changed (self);
 }
@@ -702,6 +704,10 @@ sk_canvas_set_project (SkCanvas  *self,
 
   if (project != NULL)
     self->project = g_object_ref (project);
+
+  /* A proposal is for the workflow it was made for. */
+  if (self->changeset != NULL && sk_changeset_get_project (self->changeset) != project)
+    sk_canvas_set_proposal (self, NULL);
 
   /* A shared model is its owner's to follow the workflow; the canvas's own
    * one is made again over the new workflow. */

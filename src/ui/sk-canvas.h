@@ -39,5 +39,9 @@ void               sk_canvas_arrange            (SkCanvas          *self);
 void               sk_canvas_set_problem_marks  (SkCanvas          *self,
                                                  const char * const *node_ids,
                                                  const char * const *edge_pairs);
+SkChangeset       *sk_canvas_get_proposal       (SkCanvas          *self);
+void               sk_canvas_set_proposal       (SkCanvas          *self,
+                                                 SkChangeset       *changeset);
+void               sk_canvas_proposal_changed   (SkCanvas          *self);
 
 G_END_DECLS

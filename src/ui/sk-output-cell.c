@@ -47,6 +47,7 @@ struct _SkOutputCell
   GtkTextView       *live_view;
   GtkBox            *error_box;
   GtkLabel          *error_label;
+  GtkWidget         *explain_button;
   GtkButton         *copy_error_button;
   GtkExpander       *details_expander;
   GtkScrolledWindow *detail_scroller;
@@ -762,6 +763,9 @@ sync_error (SkOutputCell *self)
   gtk_widget_set_visible (GTK_WIDGET (self->details_expander), detail != NULL && detail[0] != '\0');
   gtk_widget_set_visible (GTK_WIDGET (self->error_box),
                           failed || (text != NULL && text[0] != '\0'));
+  gtk_widget_set_visible (self->explain_button, failed);
+  if (failed)
+    gtk_actionable_set_action_target (GTK_ACTIONABLE (self->explain_button), "s", sk_node_get_id (node));
 }
 
 /* “12 s”, “3 min 5 s”, “2 h 10 min”. */
@@ -1209,6 +1213,7 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, live_view);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, error_box);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, error_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, explain_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, copy_error_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, details_expander);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, detail_scroller);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sk-canvas.h"
+#include "sk-chat-pane.h"
 #include "sk-code-cell.h"
 #include "skele.h"
 #include "sk-input-cell.h"
@@ -43,6 +44,8 @@ struct _SkWindow
   GSignalGroup         *code_view_signals;
   /* Step key → GString: what the step printed in this run, its tail. */
   GHashTable           *live_output;
+  /* The chat of the open workflow (sk-window-chat.c). */
+  SkChatSession        *chat_session;
 
   /* Template widgets */
   SkInputCell          *input_cell;
@@ -72,6 +75,9 @@ struct _SkWindow
   SkCanvas             *canvas;
   GtkButton            *zoom_button;
   GtkWidget            *canvas_hint;
+  GtkPaned             *chat_paned;
+  SkChatPane           *chat_pane;
+  GtkToggleButton      *chat_button;
 
   /* The problems bar over the canvas (sk-window-problems.c) */
   GtkRevealer          *problems_revealer;
@@ -103,6 +109,13 @@ _sk_window_history (SkWindow *self)
 {
   return self->workspace != NULL ? sk_workspace_get_history (self->workspace) : NULL;
 }
+
+/* sk-window-chat.c */
+void          _sk_window_chat_init            (SkWindow       *self);
+void          _sk_window_chat_class_init      (GtkWidgetClass *widget_class);
+void          _sk_window_chat_set_workspace   (SkWindow       *self,
+                                               SkWorkspace    *workspace);
+void          _sk_window_chat_dispose         (SkWindow       *self);
 
 /* sk-window-problems.c */
 void          _sk_window_problems_init        (SkWindow    *self,

@@ -524,6 +524,7 @@ _sk_window_set_workspace (SkWindow    *self,
   SkHistory *history = sk_workspace_get_history (workspace);
   SkRunner *runner = sk_workspace_get_runner (workspace);
 
+  _sk_window_chat_dispose (self);
   disconnect_workspace (self);
   if (self->workspace != NULL)
     sk_workspace_close (self->workspace);
@@ -573,6 +574,7 @@ _sk_window_set_workspace (SkWindow    *self,
   _sk_window_add_to_recent (self);
   _sk_window_update_title (self);
   _sk_window_update_problems (self);
+  _sk_window_chat_set_workspace (self, workspace);
   update_hint (self);
   _sk_window_update_actions (self);
 }
@@ -828,6 +830,7 @@ sk_window_dispose (GObject *object)
   g_signal_handlers_disconnect_by_func (self, focus_widget_cb, NULL);
   g_clear_handle_id (&self->cells_switcher_id, g_source_remove);
   g_clear_handle_id (&self->problems_id, g_source_remove);
+  _sk_window_chat_dispose (self);
   if (self->code_buffer_signals != NULL)
     {
       g_signal_group_set_target (self->code_buffer_signals, NULL);
@@ -908,6 +911,7 @@ sk_window_class_init (SkWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, cells_toggle_cb);
   gtk_widget_class_bind_template_callback (widget_class, main_paned_size_cb);
 
+  _sk_window_chat_class_init (widget_class);
   _sk_window_class_actions_init (widget_class);
 }
 
@@ -963,6 +967,7 @@ sk_window_init (SkWindow *self)
 
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (zoom_changed_cb), self, G_CONNECT_SWAPPED);
   _sk_window_problems_init (self, GTK_OVERLAY (gtk_widget_get_parent (GTK_WIDGET (self->canvas))));
+  _sk_window_chat_init (self);
   zoom_changed_cb (self);
 
   _sk_window_fill_recent_list (self);

@@ -7,7 +7,9 @@
 /* Figures, not a test: how much smaller the outline the chat agent sees is
  * than the workflow it stands for (process.json and every step's script),
  * for generated workflows of 10, 50 and 200 steps whose every step has a
- * task of a few sentences and a ~60-line script on disk.
+ * task of a few sentences and a ~60-line script on disk; then what a
+ * scripted five-turn conversation sends to the model, through the same
+ * session, agent and HTTP client the window uses, against a fake server.
  */
 
 #define G_LOG_DOMAIN "bench-chat-context"
@@ -17,6 +19,8 @@
 #include <gio/gio.h>
 
 #include "sk-chat-context.h"
+#include "sk-chat-session.h"
+#include "sk-fake-llm.h"
 #include "sk-test-util.h"
 
 #define SEED 20260301
@@ -173,6 +177,121 @@ make_workflow (const char *folder,
   return project;
 }
 
+/* The person's five messages, and what the model does for each: one or
+ * more replies, each a tool call, as JSON arguments. */
+typedef struct
+{
+  const char *message;
+  const char *calls[4][2];
+} Turn;
+
+static const Turn turns[] = {
+  { "What does this workflow do, in two sentences?",
+    { { "finish", "{\"summary\":\"It reads the sales exports, cleans them and adds them up by region.\"}" } } },
+  { "Why did step 3 fail?",
+    { { "get_step", "{\"step\":\"3\"}" },
+      { "read_code", "{\"step\":\"3\"}" },
+      { "finish", "{\"summary\":\"It found no rows for this month; the export is from last month.\"}" } } },
+  { "Add a step that draws a bar chart of step 5's totals.",
+    { { "add_step", "{\"name\":\"chart totals\",\"task\":\"Draw a bar chart of the totals.\",\"priors\":[\"5\"]}" },
+      { "finish", "{\"summary\":\"I propose a chart step after step 5.\"}" } } },
+  { "Call it monthly chart instead.",
+    { { "rename_step", "{\"step\":\"chart_totals\",\"name\":\"monthly chart\"}" },
+      { "finish", "{\"summary\":\"Renamed in the proposal.\"}" } } },
+  { "And leave step 2 out of the runs.",
+    { { "set_run", "{\"step\":\"2\",\"run\":false}" },
+      { "finish", "{\"summary\":\"Step 2 would no longer run.\"}" } } },
+};
+
+static void
+send_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reply = NULL;
+
+  reply = sk_chat_session_send_finish (SK_CHAT_SESSION (object), result, NULL, NULL, &error);
+  if (reply == NULL)
+    g_error ("The turn failed: %s", error->message);
+  *done = TRUE;
+}
+
+/* Runs the five turns on a workflow of @n_nodes steps and prints, per
+ * turn, the bytes of the requests and the same with the whole workflow in
+ * place of the outline. */
+static void
+measure_conversation (guint n_nodes)
+{
+  g_autofree char *folder = sk_test_make_tmp_dir ("bench-chat-turns");
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkWorkspace) workspace = NULL;
+  g_autoptr(SkChatSession) session = NULL;
+  g_autofree char *outline = NULL;
+  SkFakeLlm *fake = sk_fake_llm_new ();
+  gsize workflow_bytes = 0;
+  guint64 sent_total = 0, whole_total = 0;
+  guint seen = 0;
+
+  project = make_workflow (folder, n_nodes, &workflow_bytes);
+  outline = sk_chat_context_outline (project, NULL);
+  workspace = sk_workspace_new (project, NULL);
+  session = sk_chat_session_new (workspace);
+
+  g_setenv ("SKELE_LLM_PROVIDER", "openai", TRUE);
+  g_setenv ("SKELE_LLM_BASE_URL", sk_fake_llm_get_base_url (fake, SK_FAKE_LLM_DIALECT_OPENAI), TRUE);
+  g_setenv ("SKELE_LLM_MODEL", "bench", TRUE);
+  g_setenv ("SKELE_LLM_API_KEY", "bench", TRUE);
+
+  for (guint t = 0; t < G_N_ELEMENTS (turns); t++)
+    {
+      g_autoptr(GPtrArray) requests = NULL;
+      guint64 sent = 0, whole = 0;
+      gboolean done = FALSE;
+      guint n_requests;
+
+      for (guint c = 0; c < G_N_ELEMENTS (turns[t].calls) && turns[t].calls[c][0] != NULL; c++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autofree char *escaped = g_strescape (turns[t].calls[c][1], NULL);
+          g_autofree char *json = g_strdup_printf ("{\"parts\":[{\"tool_call\":{\"id\":\"call_%u_%u\","
+                                                   "\"name\":\"%s\",\"arguments\":[\"%s\"]}}]}",
+                                                   t, c, turns[t].calls[c][0], escaped);
+
+          if (!sk_fake_llm_push_json (fake, json, &error))
+            g_error ("Bad scenario: %s", error->message);
+        }
+
+      sk_chat_session_send_async (session, turns[t].message, NULL, NULL, send_done_cb, &done);
+      while (!done)
+        g_main_context_iteration (NULL, TRUE);
+
+      requests = sk_fake_llm_dup_requests (fake);
+      n_requests = requests->len - seen;
+      for (guint r = seen; r < requests->len; r++)
+        {
+          SkFakeLlmRequest *request = g_ptr_array_index (requests, r);
+          gsize bytes = g_bytes_get_size (request->body);
+
+          sent += bytes;
+          whole += bytes - strlen (outline) + workflow_bytes;
+        }
+      seen = requests->len;
+      sent_total += sent;
+      whole_total += whole;
+
+      g_print ("%6u | %4u | %8u | %10" G_GUINT64_FORMAT " | %9" G_GUINT64_FORMAT " | %12" G_GUINT64_FORMAT " | %8.3f\n",
+               n_nodes, t + 1, n_requests, sent, sent / 4, whole, (double) sent / whole);
+    }
+
+  g_print ("%6u | %4s | %8s | %10" G_GUINT64_FORMAT " | %9" G_GUINT64_FORMAT " | %12" G_GUINT64_FORMAT " | %8.3f\n",
+           n_nodes, "all", "", sent_total, sent_total / 4, whole_total, (double) sent_total / whole_total);
+
+  sk_fake_llm_free (fake);
+  sk_test_remove_tree (folder);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -209,6 +328,19 @@ main (int   argc,
 
   g_print ("\n\"workflow\" is process.json plus every step's script; \"ratio\" is the\n"
            "outline's share of it; \"ms\" is the time to build the outline once.\n");
+
+  g_print ("\nA scripted five-turn conversation: a question, a failure explained (3 replies),\n"
+           "a step added, renamed, and another left out of runs (2 replies each)\n\n");
+  g_print ("%6s | %4s | %8s | %10s | %9s | %12s | %8s\n",
+           "steps", "turn", "requests", "sent B", "~tokens", "if whole B", "ratio");
+  g_print ("-------+------+----------+------------+-----------+--------------+----------\n");
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    measure_conversation (sizes[s]);
+
+  g_print ("\n\"sent\" is the bytes of the HTTP request bodies of the turn (system prompt\n"
+           "with the outline, the conversation so far, the tools and their results);\n"
+           "\"~tokens\" is sent / 4, a rough count for English and JSON; \"if whole\" is the\n"
+           "same requests with process.json and every script in place of the outline.\n");
 
   return 0;
 }

@@ -201,6 +201,11 @@ static const char * const builtin_names[] = {
   "anthropic-thinking",
   "anthropic-models-two-pages",
   "models-llamacpp",
+  "chat-add-steps-fragments",
+  "chat-text-blocks",
+  "chat-invalid-then-corrected",
+  "chat-claims-without-changes",
+  "chat-never-finishes",
   NULL
 };
 
