@@ -37,6 +37,7 @@ struct _SkChatPane
   /* The tokens of the turn under way, not yet in the conversation. */
   guint64         turn_in;
   guint64         turn_out;
+  char           *last_message;
 
   /* Template widgets */
   GtkLabel       *tokens_label;
@@ -582,16 +583,31 @@ send_done_cb (GObject      *object,
     row = make_answer_row (reply, tokens_in, tokens_out, activity);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     row = make_note_row (_("Stopped. What was proposed before is kept for you to review."), NULL);
+  else if (g_error_matches (error, SK_LLM_ERROR, SK_LLM_ERROR_NOT_CONFIGURED))
+    {
+      GtkWidget *button = gtk_button_new_with_mnemonic (_("_Set Up the Language Model…"));
+      GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->entry_view);
+
+      /* The message went nowhere; it waits in the entry to be sent again. */
+      if (gtk_text_buffer_get_char_count (buffer) == 0 && self->last_message != NULL)
+        gtk_text_buffer_set_text (buffer, self->last_message, -1);
+
+      row = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+      gtk_box_append (GTK_BOX (row), make_note_row (error->message, "error"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "app.preferences");
+      gtk_widget_set_halign (button, GTK_ALIGN_START);
+      gtk_box_append (GTK_BOX (row), button);
+    }
   else
     row = make_note_row (error->message, "error");
   append_row (self, row);
 
+  /* The keyboard stays where it was, in the entry most likely: a proposal
+   * is accepted with Alt+A or from its button, never by a key meant for
+   * the next message. */
   update_tokens (self);
   update_warning (self);
   update_proposal (self);
-  if (gtk_widget_get_visible (GTK_WIDGET (self->proposal_revealer)) &&
-      gtk_revealer_get_reveal_child (self->proposal_revealer))
-    gtk_widget_grab_focus (GTK_WIDGET (self->accept_button));
 }
 
 /**
@@ -626,6 +642,8 @@ sk_chat_pane_send (SkChatPane *self,
   ids = g_strv_builder_end (selection);
 
   gtk_widget_set_visible (GTK_WIDGET (self->conflict_label), FALSE);
+  g_free (self->last_message);
+  self->last_message = g_strdup (text);
   append_row (self, make_user_row (text));
   start_live_row (self);
   set_busy (self, TRUE);
@@ -690,18 +708,27 @@ entry_key_pressed_cb (GtkEventControllerKey *controller,
       return TRUE;
     }
 
-  /* Escape stops the agent; otherwise it leaves the chat for the canvas,
-   * as it leaves every cell. */
-  if (keyval == GDK_KEY_Escape && (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) == 0)
-    {
-      if (self->session != NULL && sk_chat_session_get_busy (self->session))
-        sk_chat_pane_stop (self);
-      else
-        gtk_widget_activate_action (GTK_WIDGET (self), "win.focus-canvas", NULL);
-      return TRUE;
-    }
-
   return FALSE;
+}
+
+/* Escape anywhere in the chat stops the agent; otherwise it leaves the
+ * chat for the canvas, as it leaves every cell. */
+static gboolean
+pane_key_pressed_cb (GtkEventControllerKey *controller,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     SkChatPane            *self)
+{
+  if (keyval != GDK_KEY_Escape || (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return FALSE;
+
+  if (self->session != NULL && sk_chat_session_get_busy (self->session))
+    sk_chat_pane_stop (self);
+  else
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.focus-canvas", NULL);
+
+  return TRUE;
 }
 
 static void
@@ -884,7 +911,9 @@ accept_clicked_cb (SkChatPane *self)
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->conflict_label), FALSE);
-  append_row (self, make_note_row (_("You accepted the proposal. Undo it with Ctrl+Z on the canvas."), NULL));
+  append_row (self, make_note_row (was_empty ? _("You accepted the draft, and its steps were arranged.")
+                                             : _("You accepted the proposal. Undo it with Ctrl+Z on the canvas."),
+                                   NULL));
   g_signal_emit (self, signals[PROPOSAL_ACCEPTED], 0, was_empty);
 }
 
@@ -991,6 +1020,7 @@ sk_chat_pane_finalize (GObject *object)
   SkChatPane *self = SK_CHAT_PANE (object);
 
   g_string_free (self->streamed, TRUE);
+  g_free (self->last_message);
 
   G_OBJECT_CLASS (sk_chat_pane_parent_class)->finalize (object);
 }
@@ -1070,6 +1100,10 @@ sk_chat_pane_init (SkChatPane *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (entry_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->entry_view), keys);
+
+  keys = gtk_event_controller_key_new ();
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (pane_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
   g_signal_connect (gtk_text_view_get_buffer (self->entry_view), "changed", G_CALLBACK (entry_changed_cb), self);
 
   gtk_widget_set_visible (GTK_WIDGET (self->proposal_revealer), FALSE);

@@ -133,13 +133,17 @@ static void
 proposal_accepted_cb (SkWindow *self,
                       gboolean  was_empty)
 {
-  /* A draft comes without a layout worth keeping. */
-  if (was_empty)
-    sk_canvas_arrange (self->canvas);
-
-  /* The person looks at the result next, and Ctrl+Z there undoes it. */
+  /* The person looks at the result next, and Ctrl+Z there undoes it. A
+   * draft comes without a layout worth keeping, and is arranged, which is
+   * a step of the undo history of its own. */
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
-  sk_window_show_toast (self, _("Proposal accepted. Press Ctrl+Z to undo it."));
+  if (was_empty)
+    {
+      sk_canvas_arrange (self->canvas);
+      sk_window_show_toast (self, _("Draft accepted and arranged"));
+    }
+  else
+    sk_window_show_toast (self, _("Proposal accepted. Press Ctrl+Z to undo it."));
 }
 
 /**

@@ -148,8 +148,11 @@ check "the proposal is drawn on the canvas" "[[ '${after:-0}' -gt $((${before:-0
   "accent pixels before: $before, after: $after"
 check "nothing changed on disk before accepting" "cmp -s '$flow/process.json' '$work/original.json'"
 
-# The answer leaves the keyboard on Accept; back over Reject to the last
-# proposed step, which Space turns off; then on to Accept and Return.
+# The keyboard stays in the message entry; back over Accept and Reject to
+# the last proposed step, which Space turns off; then on to Accept and
+# Return.
+xdotool key shift+Tab
+sleep 0.3
 xdotool key shift+Tab
 sleep 0.3
 xdotool key shift+Tab
