@@ -467,6 +467,47 @@ test_text_tools (Fixture       *fixture,
   sk_test_assert_contains (second, "```tool");
 }
 
+/* A model that answers native tool definitions with text blocks is told,
+ * from then on, how to write them, since no definitions go with it. */
+static void
+test_text_blocks_for_native_tools (Fixture       *fixture,
+                                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) content = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *reply = NULL;
+  g_autofree char *encoded = NULL;
+  g_autofree char *scenario = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  json_node_set_string (content, LOAD_SCRIPT);
+  encoded = json_to_string (content, FALSE);
+  reply = g_strdup_printf ("```tool\n{\"tool\": \"write_file\", \"arguments\": "
+                           "{\"path\": \"load.py\", \"content\": %s}}\n```\n", encoded);
+  json_node_set_string (content, reply);
+  g_free (encoded);
+  encoded = json_to_string (content, FALSE);
+  scenario = g_strdup_printf ("[{\"parts\": [{\"text\": %s}]},"
+                              " {\"parts\": [{\"text\": \"```tool\\n{\\\"tool\\\": \\\"task_complete\\\", "
+                              "\\\"arguments\\\": {\\\"summary\\\": \\\"Written.\\\"}}\\n```\"}]}]", encoded);
+  sk_fake_llm_push_json (fixture->fake, scenario, &error);
+  g_assert_no_error (error);
+
+  run_one (fixture, "load", TRUE);
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->stats.succeeded, ==, 1);
+  g_assert_true (sk_test_exists (fixture->folder, "load/load.py"));
+
+  first = request_body (fixture, 0);
+  sk_test_assert_contains (first, "\"tools\"");
+  g_assert_null (strstr (first, "fenced block whose info string is"));
+  second = request_body (fixture, 1);
+  g_assert_null (strstr (second, "\"tools\""));
+  sk_test_assert_contains (second, "fenced block whose info string is");
+}
+
 /* The reviewer refuses one command and allows another. */
 static void
 test_reviewer (Fixture       *fixture,
@@ -692,6 +733,7 @@ main (int   argc,
   ADD ("confinement", test_confinement);
   ADD ("complete-without-script", test_complete_without_script);
   ADD ("text-tools", test_text_tools);
+  ADD ("text-blocks-for-native-tools", test_text_blocks_for_native_tools);
   ADD ("server-down", test_server_down);
   ADD ("cli", test_cli);
   ADD ("reviewer", test_reviewer);

@@ -521,6 +521,37 @@ test_unreadable_log (Fixture       *f,
   g_assert_cmpuint (sk_chat_log_get_n_turns (sk_chat_session_get_log (f->session)), ==, 2);
 }
 
+/* A server that takes no tool definitions is asked in text from the
+ * second turn on, without a refused request each time. */
+static void
+test_text_tools_remembered (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *body = NULL;
+
+  sk_fake_llm_push_json (f->fake,
+                         "{\"status\": 400, \"error\": {\"message\": \"this model does not support tools\","
+                         " \"type\": \"invalid_request_error\"}}", &error);
+  g_assert_no_error (error);
+  sk_fake_llm_push_json (f->fake, "{\"parts\": [{\"text\": \"Three steps.\"}]}", &error);
+  g_assert_no_error (error);
+  send (f, "How many steps are there?");
+  g_assert_no_error (f->error);
+  g_assert_cmpstr (f->reply, ==, "Three steps.");
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (f->fake), ==, 2);
+
+  sk_fake_llm_push_json (f->fake, "{\"parts\": [{\"text\": \"Still three.\"}]}", &error);
+  g_assert_no_error (error);
+  send (f, "And now?");
+  g_assert_no_error (f->error);
+  g_assert_cmpstr (f->reply, ==, "Still three.");
+  g_assert_cmpuint (sk_fake_llm_get_n_requests (f->fake), ==, 3);
+  body = last_request (f);
+  g_assert_null (strstr (body, "\"tools\""));
+  sk_test_assert_contains (body, "fenced block");
+}
+
 /* A new session reads the conversation back. */
 static void
 test_reload (Fixture       *f,
@@ -658,6 +689,7 @@ main (int   argc,
   ADD ("accept-conflict", test_accept_conflict);
   ADD ("not-configured", test_not_configured);
   ADD ("unreadable-log", test_unreadable_log);
+  ADD ("text-tools-remembered", test_text_tools_remembered);
   ADD ("reload", test_reload);
   ADD ("failed-turn", test_failed_turn);
   ADD ("budget", test_budget);

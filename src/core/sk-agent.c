@@ -586,10 +586,23 @@ chat_cb (GObject      *object,
     calls = sk_agent_text_calls_parse (response->text, &parse_error);
 
   /* Some models answer native tool definitions with text blocks; they are
-   * then answered in text as well.
+   * then answered in text as well, and the instructions say how, since no
+   * definitions go with the next requests.
    */
   if (!self->text_tools && message->tool_calls->len == 0 && calls != NULL && calls->len > 0)
-    self->text_tools = TRUE;
+    {
+      g_autoptr(GHashTable) values = NULL;
+      char *system;
+
+      self->text_tools = TRUE;
+      values = prompt_values (self);
+      system = sk_prompts_render ("node-agent", values, NULL);
+      if (system != NULL)
+        {
+          g_free (self->system);
+          self->system = system;
+        }
+    }
 
   g_ptr_array_add (self->messages, message);
 

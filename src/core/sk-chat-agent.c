@@ -1130,6 +1130,20 @@ sk_chat_agent_set_selection (SkChatAgent        *self,
   self->selection = g_strdupv ((char **) step_ids);
 }
 
+/**
+ * sk_chat_agent_get_text_tools:
+ *
+ * Returns: whether the tools go as text, set so or because the server or
+ *   the model turned out to want it
+ */
+gboolean
+sk_chat_agent_get_text_tools (SkChatAgent *self)
+{
+  g_return_val_if_fail (SK_IS_CHAT_AGENT (self), FALSE);
+
+  return self->text_tools;
+}
+
 guint
 sk_chat_agent_get_steps (SkChatAgent *self)
 {

@@ -74,6 +74,7 @@ void         sk_chat_agent_set_max_steps    (SkChatAgent          *self,
                                              guint                 max_steps);
 void         sk_chat_agent_set_text_tools   (SkChatAgent          *self,
                                              gboolean              text_tools);
+gboolean     sk_chat_agent_get_text_tools   (SkChatAgent          *self);
 void         sk_chat_agent_set_selection    (SkChatAgent          *self,
                                              const char * const   *step_ids);
 

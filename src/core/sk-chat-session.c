@@ -43,6 +43,9 @@ struct _SkChatSession
   SkAgentSettings *settings;
   gboolean      turn_logged;
   gboolean      log_blocked;
+  /* Whether the model wanted the tools as text; the next turns begin so,
+   * without a refused request each time. */
+  gboolean      text_tools;
 };
 
 G_DEFINE_FINAL_TYPE (SkChatSession, sk_chat_session, G_TYPE_OBJECT)
@@ -163,6 +166,7 @@ finish_turn (SkChatSession *self,
 
   if (self->agent != NULL)
     {
+      self->text_tools = sk_chat_agent_get_text_tools (self->agent);
       sk_chat_agent_get_usage (self->agent, &tokens_in, &tokens_out);
       set_changeset (self, sk_chat_agent_get_changeset (self->agent));
     }
@@ -282,6 +286,7 @@ start_agent (SkChatSession *self)
                                       : sk_changeset_new (sk_workspace_get_project (self->workspace));
   self->agent = sk_chat_agent_new (client, changeset);
   sk_chat_agent_set_max_steps (self->agent, self->max_steps);
+  sk_chat_agent_set_text_tools (self->agent, self->text_tools);
   selection = g_task_get_task_data (self->task);
   sk_chat_agent_set_selection (self->agent, selection);
   g_signal_connect_object (self->agent, "text", G_CALLBACK (text_cb), self, 0);
