@@ -701,6 +701,42 @@ error_on_box (Fixture      *f,
   return count_along (f, pixels, x - NODE_W / 2 + 12, y + NODE_H / 2 - 1, x + NODE_W / 2 - 12, y + NODE_H / 2 - 1, is_error_red);
 }
 
+/* The view moves to a proposed step out of sight, and a click on one makes
+ * no step: it is only a picture. */
+static void
+test_proposal_show_and_click (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(Proposal) proposal = { NULL, };
+  double x, y;
+  guint n_before;
+
+  make_proposal (f, &proposal);
+  sk_canvas_set_proposal (f->canvas, proposal.changeset);
+
+  /* d, at (300, 150), far left of the view. */
+  set_view (f, 1.0, 300 + WINDOW_WIDTH, 150, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  _sk_canvas_model_to_widget (f->canvas, 300, 150, &x, &y);
+  g_assert_cmpfloat (x, <, 0);
+
+  sk_canvas_show_proposal (f->canvas);
+  _sk_canvas_model_to_widget (f->canvas, 300, 150, &x, &y);
+  g_assert_cmpfloat (x - NODE_W / 2, >=, 0);
+  g_assert_cmpfloat (x + NODE_W / 2, <=, gtk_widget_get_width (GTK_WIDGET (f->canvas)));
+  g_assert_cmpfloat (y - NODE_H / 2, >=, 0);
+  g_assert_cmpfloat (y + NODE_H / 2, <=, gtk_widget_get_height (GTK_WIDGET (f->canvas)));
+
+  n_before = sk_project_get_n_nodes (f->project);
+  _sk_canvas_click (f->canvas, x, y, GDK_BUTTON_PRIMARY, 0, 1);
+  g_assert_cmpuint (sk_project_get_n_nodes (f->project), ==, n_before);
+
+  /* Without the proposal, a click there adds a step, as on any empty
+   * place. */
+  sk_canvas_set_proposal (f->canvas, NULL);
+  _sk_canvas_click (f->canvas, x, y, GDK_BUTTON_PRIMARY, 0, 1);
+  g_assert_cmpuint (sk_project_get_n_nodes (f->project), ==, n_before + 1);
+}
+
 static void
 check_proposal_paint (Fixture *f)
 {
@@ -919,6 +955,7 @@ main (int   argc,
   ADD ("proposal-dark", test_proposal_dark);
   ADD ("proposal-edges", test_proposal_edges);
   ADD ("proposal-draft", test_proposal_draft);
+  ADD ("proposal-show-and-click", test_proposal_show_and_click);
 
   return g_test_run ();
 }

@@ -259,6 +259,8 @@ void          _sk_canvas_pan_to               (SkCanvas               *self,
                                                double                  offset_y);
 void          _sk_canvas_fit_to_view          (SkCanvas               *self);
 void          _sk_canvas_request_fit          (SkCanvas               *self);
+void          _sk_canvas_scroll_to_rect       (SkCanvas               *self,
+                                               const graphene_rect_t  *rect);
 void          _sk_canvas_scroll_to_item       (SkCanvas               *self,
                                                SkCanvasItem           *item);
 gboolean      _sk_canvas_edge_visible         (const double            p[8],

@@ -191,10 +191,11 @@ _sk_canvas_request_fit (SkCanvas *self)
     self->fit_pending = TRUE;
 }
 
-/* Pans the view, if needed, so that @item is fully visible. */
+/* Pans the view, if needed, so that @rect, in model coordinates, is fully
+ * visible. */
 void
-_sk_canvas_scroll_to_item (SkCanvas     *self,
-                           SkCanvasItem *item)
+_sk_canvas_scroll_to_rect (SkCanvas              *self,
+                           const graphene_rect_t *rect)
 {
   double x0, y0, x1, y1;
   int width, height;
@@ -203,23 +204,39 @@ _sk_canvas_scroll_to_item (SkCanvas     *self,
 
   width = gtk_widget_get_width (GTK_WIDGET (self));
   height = gtk_widget_get_height (GTK_WIDGET (self));
-  if (item == NULL || width <= 0 || height <= 0)
+  if (width <= 0 || height <= 0)
     return;
 
-  _sk_canvas_model_to_widget (self, item->x - NODE_W / 2, item->y - NODE_H / 2, &x0, &y0);
-  _sk_canvas_model_to_widget (self, item->x + NODE_W / 2, item->y + NODE_H / 2, &x1, &y1);
+  _sk_canvas_model_to_widget (self, rect->origin.x, rect->origin.y, &x0, &y0);
+  _sk_canvas_model_to_widget (self, rect->origin.x + rect->size.width,
+                              rect->origin.y + rect->size.height, &x1, &y1);
 
-  if (x0 < margin)
+  /* What does not fit is shown from its top left corner. */
+  if (x0 < margin || x1 - x0 > width - 2 * margin)
     dx = margin - x0;
   else if (x1 > width - margin)
     dx = (width - margin) - x1;
-  if (y0 < margin)
+  if (y0 < margin || y1 - y0 > height - 2 * margin)
     dy = margin - y0;
   else if (y1 > height - margin)
     dy = (height - margin) - y1;
 
   if (dx != 0 || dy != 0)
     _sk_canvas_pan_to (self, self->offset_x + dx, self->offset_y + dy);
+}
+
+/* Pans the view, if needed, so that @item is fully visible. */
+void
+_sk_canvas_scroll_to_item (SkCanvas     *self,
+                           SkCanvasItem *item)
+{
+  graphene_rect_t box;
+
+  if (item == NULL)
+    return;
+
+  box = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
+  _sk_canvas_scroll_to_rect (self, &box);
 }
 
 /* Whether the box around the curve's control points, which holds the whole

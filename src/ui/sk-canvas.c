@@ -914,6 +914,24 @@ sk_canvas_scroll_to_node (SkCanvas *self,
 }
 
 /**
+ * sk_canvas_show_proposal:
+ * @self: a #SkCanvas
+ *
+ * Pans the view, if needed, so that the steps the chat's proposal adds can
+ * be seen.
+ */
+void
+sk_canvas_show_proposal (SkCanvas *self)
+{
+  graphene_rect_t bounds;
+
+  g_return_if_fail (SK_IS_CANVAS (self));
+
+  if (_sk_canvas_proposal_bounds (self, &bounds))
+    _sk_canvas_scroll_to_rect (self, &bounds);
+}
+
+/**
  * sk_canvas_arrange:
  * @self: a #SkCanvas
  *

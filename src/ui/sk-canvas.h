@@ -43,5 +43,6 @@ SkChangeset       *sk_canvas_get_proposal       (SkCanvas          *self);
 void               sk_canvas_set_proposal       (SkCanvas          *self,
                                                  SkChangeset       *changeset);
 void               sk_canvas_proposal_changed   (SkCanvas          *self);
+void               sk_canvas_show_proposal      (SkCanvas          *self);
 
 G_END_DECLS

@@ -121,6 +121,8 @@ changeset_cb (SkWindow *self)
       if (changeset != NULL)
         gtk_widget_activate_action (GTK_WIDGET (self->canvas), "canvas.zoom-fit", NULL);
     }
+  else if (changeset != NULL)
+    sk_canvas_show_proposal (self->canvas);
 }
 
 static void
