@@ -194,6 +194,10 @@ _sk_window_chat_init (SkWindow *self)
 {
   g_object_bind_property (self->chat_button, "active", self->chat_pane, "visible",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  /* A new window opens the chat as the last one left it; windows open at
+   * the same time do not follow each other. */
+  g_settings_bind (self->settings, "show-chat", self->chat_pane, "visible",
+                   G_SETTINGS_BIND_DEFAULT | G_SETTINGS_BIND_GET_NO_CHANGES);
   sk_chat_pane_set_canvas (self->chat_pane, self->canvas);
   g_signal_connect_object (self->chat_pane, "proposal-changed", G_CALLBACK (proposal_changed_cb), self,
                            G_CONNECT_SWAPPED);
