@@ -200,21 +200,28 @@ test_draft (Fixture       *f,
   g_assert_true (gtk_widget_get_visible (pane_child (window, "proposal_revealer")));
   g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 0);
 
+  /* Laid out first, then applied. */
   click (pane_child (window, "accept_button"));
-  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 2);
+  SK_TEST_WAIT_UNTIL (sk_project_get_n_nodes (project) == 2, WAIT_MS);
+  drain ();
   g_assert_null (sk_canvas_get_proposal (canvas));
   g_assert_false (gtk_widget_get_visible (pane_child (window, "proposal_revealer")));
   sk_test_assert_contains (_sk_window_get_last_toast (window), "Draft accepted");
 
-  /* Arranged: the prior above its successor, by Graphviz's rank spacing. */
+  /* Arranged: the prior apart from its successor, by Graphviz's spacing. */
   first = sk_project_get_node_by_key (project, "load_sales");
   second = sk_project_get_node_by_key (project, "totals");
   g_assert_nonnull (first);
   g_assert_nonnull (second);
-  SK_TEST_WAIT_UNTIL (sk_node_get_position (first, &x1, &y1) && sk_node_get_position (second, &x2, &y2) &&
-                      (y2 > y1 + 60 || x2 > x1 + 60), WAIT_MS);
+  g_assert_true (sk_node_get_position (first, &x1, &y1));
+  g_assert_true (sk_node_get_position (second, &x2, &y2));
+  g_assert_true (y2 > y1 + 60 || x2 > x1 + 60);
   g_assert_cmpstr (gtk_label_get_label (pane_child (window, "placeholder_label")), ==,
                    "Ask or describe a change…");
+
+  /* The draft, arrangement and all, is one step of the undo history. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 0);
 
   destroy_window (window);
   forget_agent (fake);

@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sk-canvas-private.h"
 #include "sk-chat-pane.h"
 
 struct _SkChatPane
@@ -38,6 +39,7 @@ struct _SkChatPane
   guint64         turn_in;
   guint64         turn_out;
   char           *last_message;
+  gboolean        arranging;
 
   /* Template widgets */
   GtkLabel       *tokens_label;
@@ -890,17 +892,10 @@ update_proposal (SkChatPane *self)
 }
 
 static void
-accept_clicked_cb (SkChatPane *self)
+accept_now (SkChatPane *self,
+            gboolean    was_empty)
 {
   g_autoptr(GError) error = NULL;
-  SkProject *project;
-  gboolean was_empty;
-
-  if (self->session == NULL || sk_chat_session_get_changeset (self->session) == NULL)
-    return;
-
-  project = sk_workspace_get_project (sk_chat_session_get_workspace (self->session));
-  was_empty = sk_project_get_n_nodes (project) == 0;
 
   if (!sk_chat_session_accept (self->session, &error))
     {
@@ -911,10 +906,76 @@ accept_clicked_cb (SkChatPane *self)
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->conflict_label), FALSE);
-  append_row (self, make_note_row (was_empty ? _("You accepted the draft, and its steps were arranged.")
+  append_row (self, make_note_row (was_empty ? _("You accepted the draft. Undo it with Ctrl+Z on the canvas.")
                                              : _("You accepted the proposal. Undo it with Ctrl+Z on the canvas."),
                                    NULL));
   g_signal_emit (self, signals[PROPOSAL_ACCEPTED], 0, was_empty);
+}
+
+static void
+draft_arranged_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(SkChatPane) self = user_data;
+  g_autoptr(GHashTable) positions = NULL;
+  g_autoptr(GError) error = NULL;
+  SkChangeset *changeset;
+
+  positions = sk_layout_arrange_finish (SK_PROJECT (object), result, NULL, &error);
+  self->arranging = FALSE;
+  set_busy (self, FALSE);
+
+  /* The proposal may have been dropped meanwhile, with the window. */
+  changeset = self->session != NULL ? sk_chat_session_get_changeset (self->session) : NULL;
+  if (changeset == NULL || sk_changeset_get_scratch (changeset) != SK_PROJECT (object))
+    return;
+
+  /* Without a layout the draft keeps the places it was proposed at. */
+  if (positions != NULL)
+    sk_layout_apply (SK_PROJECT (object), positions);
+  else
+    g_debug ("The draft could not be arranged: %s", error->message);
+
+  accept_now (self, TRUE);
+}
+
+static void
+accept_clicked_cb (SkChatPane *self)
+{
+  SkChangeset *changeset;
+  SkProject *project;
+  int width = 0, height = 0;
+
+  if (self->session == NULL || self->arranging ||
+      (changeset = sk_chat_session_get_changeset (self->session)) == NULL)
+    return;
+
+  project = sk_workspace_get_project (sk_chat_session_get_workspace (self->session));
+  if (sk_project_get_n_nodes (project) > 0)
+    {
+      accept_now (self, FALSE);
+      return;
+    }
+
+  /* A draft is laid out before it is applied, so that accepting it stays
+   * one step of the undo history. */
+  self->arranging = TRUE;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->accept_button), FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->reject_button), FALSE);
+  if (self->canvas != NULL)
+    {
+      width = gtk_widget_get_width (GTK_WIDGET (self->canvas));
+      height = gtk_widget_get_height (GTK_WIDGET (self->canvas));
+    }
+  if (width > 0 && height > 0)
+    sk_layout_arrange_to_fit_async (sk_changeset_get_scratch (changeset), SK_CANVAS_NODE_WIDTH,
+                                    SK_CANVAS_NODE_HEIGHT, width, height, NULL,
+                                    draft_arranged_cb, g_object_ref (self));
+  else
+    sk_layout_arrange_async (sk_changeset_get_scratch (changeset), SK_CANVAS_NODE_WIDTH,
+                             SK_CANVAS_NODE_HEIGHT, SK_LAYOUT_DIRECTION_DOWN, NULL,
+                             draft_arranged_cb, g_object_ref (self));
 }
 
 static void

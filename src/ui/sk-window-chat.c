@@ -135,14 +135,13 @@ static void
 proposal_accepted_cb (SkWindow *self,
                       gboolean  was_empty)
 {
-  /* The person looks at the result next, and Ctrl+Z there undoes it. A
-   * draft comes without a layout worth keeping, and is arranged, which is
-   * a step of the undo history of its own. */
+  /* The person looks at the result next, and Ctrl+Z there undoes it; a
+   * draft, arranged before it was applied, is shown whole. */
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
   if (was_empty)
     {
-      sk_canvas_arrange (self->canvas);
-      sk_window_show_toast (self, _("Draft accepted and arranged"));
+      gtk_widget_activate_action (GTK_WIDGET (self->canvas), "canvas.zoom-fit", NULL);
+      sk_window_show_toast (self, _("Draft accepted. Press Ctrl+Z to undo it."));
     }
   else
     sk_window_show_toast (self, _("Proposal accepted. Press Ctrl+Z to undo it."));
