@@ -284,9 +284,13 @@ test_unsaved_workflow (Fixture       *f,
   /* Once the workflow is saved, so is its conversation. */
   g_assert_true (sk_workspace_save (f->workspace, &error));
   g_assert_no_error (error);
-  g_assert_true (sk_chat_session_save_log (f->session, &error));
-  g_assert_no_error (error);
   g_assert_true (sk_test_exists (f->dir, ".skele/chat.json"));
+  {
+    g_autoptr(SkChatLog) kept = sk_chat_log_load (sk_workspace_get_folder (f->workspace), &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (sk_chat_log_get_n_turns (kept), ==, 2);
+  }
 }
 
 /* "Also…" adds to the proposal still waiting. */

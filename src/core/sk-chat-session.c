@@ -43,6 +43,8 @@ struct _SkChatSession
   SkAgentSettings *settings;
   gboolean      turn_logged;
   gboolean      log_blocked;
+  /* Whether the conversation has turns not yet written. */
+  gboolean      log_dirty;
   /* Whether the model wanted the tools as text; the next turns begin so,
    * without a refused request each time. */
   gboolean      text_tools;
@@ -121,12 +123,24 @@ keep_log (SkChatSession *self)
 {
   g_autoptr(GError) error = NULL;
 
+  self->log_dirty = TRUE;
   if (self->log_blocked || !workflow_is_saved (self))
     return;
 
   g_clear_pointer (&self->log_error, g_free);
   if (!sk_chat_log_save (self->log, &error))
     self->log_error = g_strdup_printf (_("The conversation could not be saved: %s"), error->message);
+  else
+    self->log_dirty = FALSE;
+}
+
+/* A new workflow's conversation is kept in memory until the workflow is
+ * saved for the first time, and then written with it. */
+static void
+workspace_saved_cb (SkChatSession *self)
+{
+  if (self->log_dirty)
+    keep_log (self);
 }
 
 /**
@@ -722,6 +736,7 @@ sk_chat_session_new (SkWorkspace *workspace)
   self = g_object_new (SK_TYPE_CHAT_SESSION, NULL);
   self->workspace = g_object_ref (workspace);
   folder = sk_workspace_get_folder (workspace);
+  g_signal_connect_object (workspace, "saved", G_CALLBACK (workspace_saved_cb), self, G_CONNECT_SWAPPED);
 
   if (workflow_is_saved (self))
     {

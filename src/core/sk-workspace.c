@@ -47,6 +47,7 @@ enum {
   AGENT_LOG_CHANGED,
   RUN_STARTED,
   STEP_OUTPUT,
+  SAVED,
   N_SIGNALS
 };
 
@@ -372,6 +373,7 @@ sk_workspace_save (SkWorkspace  *self,
     return FALSE;
 
   delete_recovery (self);
+  g_signal_emit (self, signals[SAVED], 0);
   return TRUE;
 }
 
@@ -1223,6 +1225,19 @@ sk_workspace_class_init (SkWorkspaceClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * SkWorkspace::saved:
+   *
+   * Emitted when sk_workspace_save() has written the workflow, so that
+   * what belongs with it, such as its conversation, can follow.
+   */
+  signals [SAVED] =
+    g_signal_new ("saved",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void
