@@ -556,6 +556,39 @@ test_text_tools_remembered (Fixture       *f,
   sk_test_assert_contains (body, "fenced block");
 }
 
+/* Saved elsewhere, the workflow takes its conversation along. */
+static void
+test_save_as (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = sk_test_make_tmp_dir ("skele-chat-save-as");
+  g_autofree char *target = g_build_filename (dir, "copy", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (target);
+  g_autoptr(SkChatLog) kept = NULL;
+
+  push (f, "chat-claims-without-changes");
+  send (f, "Delete Clean and Chart.");
+  g_assert_no_error (f->error);
+
+  g_assert_true (sk_workspace_save_as (f->workspace, folder, &error));
+  g_assert_no_error (error);
+  kept = sk_chat_log_load (folder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sk_chat_log_get_n_turns (kept), ==, 2);
+
+  /* The next turn goes there too. */
+  push (f, "chat-claims-without-changes");
+  send (f, "Really?");
+  g_assert_no_error (f->error);
+  g_clear_pointer (&kept, sk_chat_log_free);
+  kept = sk_chat_log_load (folder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sk_chat_log_get_n_turns (kept), ==, 4);
+
+  sk_test_remove_tree (dir);
+}
+
 /* A new session reads the conversation back. */
 static void
 test_reload (Fixture       *f,
@@ -694,6 +727,7 @@ main (int   argc,
   ADD ("not-configured", test_not_configured);
   ADD ("unreadable-log", test_unreadable_log);
   ADD ("text-tools-remembered", test_text_tools_remembered);
+  ADD ("save-as", test_save_as);
   ADD ("reload", test_reload);
   ADD ("failed-turn", test_failed_turn);
   ADD ("budget", test_budget);

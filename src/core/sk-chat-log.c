@@ -96,6 +96,25 @@ sk_chat_log_new (GFile *folder)
 }
 
 /**
+ * sk_chat_log_set_folder:
+ * @log: a conversation
+ * @folder: the workflow's folder now, after it was saved elsewhere
+ *
+ * Makes the next save go to @folder's `.skele/chat.json`.
+ */
+void
+sk_chat_log_set_folder (SkChatLog *log,
+                        GFile     *folder)
+{
+  g_return_if_fail (log != NULL);
+  g_return_if_fail (G_IS_FILE (folder));
+
+  g_clear_object (&log->file);
+  log->file = sk_step_folder_get_chat_log (folder);
+  log->blocked = FALSE;
+}
+
+/**
  * sk_chat_log_free:
  * @log: (transfer full): a conversation
  */

@@ -39,6 +39,8 @@ SkChatLog        *sk_chat_log_new         (GFile       *folder);
 SkChatLog        *sk_chat_log_load        (GFile       *folder,
                                            GError     **error);
 void              sk_chat_log_free        (SkChatLog   *log);
+void              sk_chat_log_set_folder  (SkChatLog   *log,
+                                           GFile       *folder);
 gboolean          sk_chat_log_save        (SkChatLog   *log,
                                            GError     **error);
 

@@ -134,6 +134,26 @@ keep_log (SkChatSession *self)
     self->log_dirty = FALSE;
 }
 
+/* A workflow saved elsewhere takes its conversation along. */
+static void
+workspace_folder_cb (SkChatSession *self)
+{
+  GFile *folder = sk_workspace_get_folder (self->workspace);
+  g_autoptr(GFile) file = NULL;
+
+  if (folder == NULL)
+    return;
+  file = sk_step_folder_get_chat_log (folder);
+  if (g_file_equal (file, sk_chat_log_get_file (self->log)))
+    return;
+
+  sk_chat_log_set_folder (self->log, folder);
+  self->log_blocked = FALSE;
+  g_clear_pointer (&self->log_error, g_free);
+  if (sk_chat_log_get_n_turns (self->log) > 0)
+    keep_log (self);
+}
+
 /* A new workflow's conversation is kept in memory until the workflow is
  * saved for the first time, and then written with it. */
 static void
@@ -737,6 +757,7 @@ sk_chat_session_new (SkWorkspace *workspace)
   self->workspace = g_object_ref (workspace);
   folder = sk_workspace_get_folder (workspace);
   g_signal_connect_object (workspace, "saved", G_CALLBACK (workspace_saved_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (workspace, "notify::folder", G_CALLBACK (workspace_folder_cb), self, G_CONNECT_SWAPPED);
 
   if (workflow_is_saved (self))
     {
