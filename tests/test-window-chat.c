@@ -268,6 +268,8 @@ test_conflict_and_partial (Fixture       *f,
   g_assert_nonnull (check);
   gtk_check_button_set_active (GTK_CHECK_BUTTON (check), FALSE);
   g_assert_cmpstr (gtk_button_get_label (pane_child (window, "accept_button")), ==, "_Accept Selected");
+  sk_test_assert_contains (gtk_label_get_label (pane_child (window, "proposal_title")),
+                           "1 step is turned off and will stay as it is.");
 
   click (pane_child (window, "accept_button"));
   g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 2);
@@ -278,6 +280,49 @@ test_conflict_and_partial (Fixture       *f,
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
   g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 1);
   g_assert_cmpstr (sk_node_get_name (load), ==, "fetch");
+
+  destroy_window (window);
+  forget_agent (fake);
+}
+
+/* Stop ends a slow answer at once; what the person asked stays in the
+ * conversation, and the chat can be asked again. */
+static void
+test_stop (Fixture       *f,
+           gconstpointer  data)
+{
+  SkFakeLlm *fake = use_agent ();
+  SkWindow *window = new_window ();
+  SkChatSession *session;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  create_and_open (window, f, "stop");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-chat", NULL);
+  session = sk_chat_pane_get_session (window->chat_pane);
+  sk_fake_llm_push (fake, "slow-stream", &error);
+  g_assert_no_error (error);
+
+  sk_chat_pane_send (window->chat_pane, "Take your time.");
+  g_assert_true (sk_chat_session_get_busy (session));
+  g_assert_true (gtk_widget_get_visible (pane_child (window, "stop_button")));
+  g_assert_false (gtk_widget_get_visible (pane_child (window, "send_button")));
+  SK_TEST_WAIT_UNTIL (sk_fake_llm_get_n_requests (fake) == 1, WAIT_MS);
+
+  start = g_get_monotonic_time ();
+  click (pane_child (window, "stop_button"));
+  wait_for_answer (window);
+  /* The stream had seconds to go. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+  sk_test_assert_contains (gtk_label_get_label (GTK_LABEL (gtk_widget_get_last_child (pane_child (window, "messages")))),
+                           "Stopped");
+  g_assert_cmpuint (sk_chat_log_get_n_turns (sk_chat_session_get_log (session)), ==, 2);
+  g_assert_cmpstr (sk_chat_log_get_turn (sk_chat_session_get_log (session), 0)->text, ==, "Take your time.");
+
+  push (fake, "finish", "{\"summary\": \"Here I am.\"}");
+  sk_chat_pane_send (window->chat_pane, "Still there?");
+  wait_for_answer (window);
+  g_assert_cmpuint (sk_chat_log_get_n_turns (sk_chat_session_get_log (session)), ==, 4);
 
   destroy_window (window);
   forget_agent (fake);
@@ -328,6 +373,7 @@ main (int   argc,
   SK_TEST_WINDOW_ADD ("chat/explain-failure", test_explain_failure);
   SK_TEST_WINDOW_ADD ("chat/draft", test_draft);
   SK_TEST_WINDOW_ADD ("chat/conflict-and-partial", test_conflict_and_partial);
+  SK_TEST_WINDOW_ADD ("chat/stop", test_stop);
   SK_TEST_WINDOW_ADD ("chat/not-set-up", test_not_set_up);
 
   return sk_test_window_run ();

@@ -781,6 +781,29 @@ sk_chat_pane_set_draft_mode (SkChatPane *self,
 
 /* The proposal -------------------------------------------------------------- */
 
+/* The summary of the whole proposal, and how many of its steps will be
+ * left out. */
+static void
+update_summary (SkChatPane  *self,
+                SkChangeset *changeset,
+                guint        n_off)
+{
+  g_autofree char *summary = sk_changeset_describe (changeset);
+
+  if (n_off > 0)
+    {
+      g_autofree char *off = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                           "%u step is turned off and will stay as it is.",
+                                                           "%u steps are turned off and will stay as they are.",
+                                                           n_off), n_off);
+      g_autofree char *text = g_strconcat (summary, " ", off, NULL);
+
+      gtk_label_set_label (self->proposal_title, text);
+    }
+  else
+    gtk_label_set_label (self->proposal_title, summary);
+}
+
 static void
 step_toggled_cb (GtkCheckButton *check,
                  SkChatPane     *self)
@@ -788,6 +811,7 @@ step_toggled_cb (GtkCheckButton *check,
   SkChangeset *changeset = self->session != NULL ? sk_chat_session_get_changeset (self->session) : NULL;
   const char *id = g_object_get_data (G_OBJECT (check), "step-id");
   gboolean all = TRUE;
+  guint n_off = 0;
 
   if (changeset == NULL || id == NULL)
     return;
@@ -801,9 +825,13 @@ step_toggled_cb (GtkCheckButton *check,
       GtkWidget *other = g_object_get_data (G_OBJECT (row), "check");
 
       if (other != NULL && !gtk_check_button_get_active (GTK_CHECK_BUTTON (other)))
-        all = FALSE;
+        {
+          all = FALSE;
+          n_off++;
+        }
     }
   gtk_button_set_label (self->accept_button, all ? _("_Accept All") : _("_Accept Selected"));
+  update_summary (self, changeset, n_off);
 
   g_signal_emit (self, signals[PROPOSAL_CHANGED], 0);
 }
@@ -828,7 +856,6 @@ update_proposal (SkChatPane *self)
   SkChangeset *changeset = self->session != NULL ? sk_chat_session_get_changeset (self->session) : NULL;
   g_autoptr(GHashTable) rows = NULL;
   g_autoptr(GPtrArray) changes = NULL;
-  g_autofree char *summary = NULL;
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->proposal_list))) != NULL)
@@ -840,8 +867,7 @@ update_proposal (SkChatPane *self)
   if (changeset == NULL)
     return;
 
-  summary = sk_changeset_describe (changeset);
-  gtk_label_set_label (self->proposal_title, summary);
+  update_summary (self, changeset, 0);
 
   /* One row per step, with a switch; changes of the whole workflow are
    * always part of the proposal. */
@@ -889,6 +915,26 @@ update_proposal (SkChatPane *self)
         adw_action_row_set_subtitle (ADW_ACTION_ROW (row), joined);
       }
     }
+
+  /* Steps turned off before, in an earlier turn, stay off. */
+  {
+    guint n_off = 0;
+
+    for (child = gtk_widget_get_first_child (GTK_WIDGET (self->proposal_list));
+         child != NULL;
+         child = gtk_widget_get_next_sibling (child))
+      {
+        GtkWidget *check = g_object_get_data (G_OBJECT (child), "check");
+
+        if (check != NULL && !gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
+          n_off++;
+      }
+    if (n_off > 0)
+      {
+        gtk_button_set_label (self->accept_button, _("_Accept Selected"));
+        update_summary (self, changeset, n_off);
+      }
+  }
 }
 
 static void
