@@ -1162,6 +1162,21 @@ test_menu (Fixture       *f,
   wait_for_frame (f);
   g_assert_false (gtk_widget_get_visible (popover));
   g_assert_false (sk_history_get_can_undo (f->history));
+
+  /* A failed step can be explained by the chat. */
+  sk_node_set_state (a, SK_NODE_STATE_FAILED);
+  activate (f, "canvas.menu");
+  wait_for_frame (f);
+  model = gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (popover));
+  g_clear_object (&section);
+  section = g_menu_model_get_item_link (model, 0, G_MENU_LINK_SECTION);
+  g_assert_cmpint (g_menu_model_get_n_items (section), ==, 4);
+  g_clear_pointer (&action, g_free);
+  g_assert_true (g_menu_model_get_item_attribute (section, 3, G_MENU_ATTRIBUTE_ACTION,
+                                                  "s", &action));
+  g_assert_cmpstr (action, ==, "win.explain-failure");
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  wait_for_frame (f);
 }
 
 static void

@@ -290,6 +290,15 @@ show_node_menu (SkCanvas *self,
   g_menu_append_item (run_section, item);
   g_clear_object (&item);
 
+  /* A failed step can be explained by the chat, from the keyboard too. */
+  if (sk_node_get_state (node) == SK_NODE_STATE_FAILED)
+    {
+      item = g_menu_item_new (_("_Explain This Failure"), NULL);
+      g_menu_item_set_action_and_target (item, "win.explain-failure", "s", id);
+      g_menu_append_item (run_section, item);
+      g_clear_object (&item);
+    }
+
   g_menu_append (edit_section, sk_node_get_run (node) ? _("_Unmark") : _("_Mark to Run"), "canvas.toggle-run");
   g_menu_append (edit_section, _("_Properties…"), "canvas.properties");
   g_menu_append (edit_section, _("_Delete"), "canvas.delete");
