@@ -78,10 +78,10 @@ _sk_project_add_problem (GPtrArray     *problems,
 
 /* Gives the problem added last the steps and connections it concerns, when
  * they are more than its main step. */
-static void
-set_last_concerns (GPtrArray          *problems,
-                   const char * const *node_ids,
-                   const char * const *edge_pairs)
+void
+_sk_project_set_last_concerns (GPtrArray          *problems,
+                               const char * const *node_ids,
+                               const char * const *edge_pairs)
 {
   SkProblem *problem = g_ptr_array_index (problems, problems->len - 1);
 
@@ -812,7 +812,7 @@ describe_cycles (SkProject *self,
 
       node_ids = g_strv_builder_end (ids);
       edge_pairs = g_strv_builder_end (pairs);
-      set_last_concerns (problems, (const char * const *) node_ids,
+      _sk_project_set_last_concerns (problems, (const char * const *) node_ids,
                          (const char * const *) edge_pairs);
     }
 }
@@ -907,7 +907,7 @@ validate_node (SkProject  *self,
                                _("The steps %s and %s would share the folder “%s”. Rename "
                                  "one of them."),
                                other_who, who, key);
-      set_last_concerns (problems, pair, NULL);
+      _sk_project_set_last_concerns (problems, pair, NULL);
     }
   else
     {
@@ -924,7 +924,7 @@ validate_node (SkProject  *self,
                                    /* Translators: %s names a step. */
                                    _("A step cannot need its own results, but %s does. Remove "
                                      "that connection."), who);
-          set_last_concerns (problems, NULL, edge);
+          _sk_project_set_last_concerns (problems, NULL, edge);
         }
       else if (!g_hash_table_contains (self->by_id, priors[j]))
         {
@@ -933,7 +933,7 @@ validate_node (SkProject  *self,
                                     * second names the step that needs it. */
                                    _("There is no step “%s”, but %s needs it. Remove that "
                                      "connection, or add the step again."), priors[j], who);
-          set_last_concerns (problems, NULL, edge);
+          _sk_project_set_last_concerns (problems, NULL, edge);
         }
     }
 
@@ -957,6 +957,8 @@ validate_node (SkProject  *self,
                                    who, key, script_name);
         }
     }
+
+  _sk_control_flow_validate (self, node, problems);
 }
 
 /**

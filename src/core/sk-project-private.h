@@ -57,6 +57,14 @@ void        _sk_project_add_problem       (GPtrArray     *problems,
                                            const char    *node_id,
                                            const char    *format,
                                            ...) G_GNUC_PRINTF (5, 6);
+void        _sk_project_set_last_concerns (GPtrArray          *problems,
+                                           const char * const *node_ids,
+                                           const char * const *edge_pairs);
 char       *_sk_project_describe_node     (SkNode        *node);
+
+/* sk-control-flow.c */
+void        _sk_control_flow_validate     (SkProject     *self,
+                                           SkNode        *node,
+                                           GPtrArray     *problems);
 
 G_END_DECLS

@@ -39,6 +39,8 @@ typedef enum
  * @SK_PROBLEM_DANGLING_PRIOR: a step needs a step that does not exist
  * @SK_PROBLEM_CYCLE: the steps depend on each other in a circle
  * @SK_PROBLEM_MISSING_SCRIPT: a step has no script yet (a warning)
+ * @SK_PROBLEM_CONTROL_FLOW: a step's approval gate, conditions, for-each or
+ *   sub-workflow (DESIGN §10) is malformed or names a step it does not need
  */
 typedef enum
 {
@@ -50,6 +52,7 @@ typedef enum
   SK_PROBLEM_DANGLING_PRIOR,
   SK_PROBLEM_CYCLE,
   SK_PROBLEM_MISSING_SCRIPT,
+  SK_PROBLEM_CONTROL_FLOW,
 } SkProblemKind;
 
 /**

@@ -26,6 +26,7 @@ G_BEGIN_DECLS
 # include "sk-chat-context.h"
 # include "sk-chat-log.h"
 # include "sk-chat-session.h"
+# include "sk-control-flow.h"
 # include "sk-history.h"
 # include "sk-json.h"
 # include "sk-layout.h"

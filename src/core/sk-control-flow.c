@@ -1,0 +1,433 @@
+/* sk-control-flow.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Reads and checks a step's control flow (DESIGN §10). It lives among the
+ * members of the step's "skele" object that SkNode keeps as they are, so
+ * that a workflow stays valid in the paper's format and other tools ignore
+ * it; this file gives it types and says what is wrong with it.
+ */
+
+#define G_LOG_DOMAIN "sk-control-flow"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "sk-control-flow.h"
+#include "sk-json.h"
+#include "sk-node-private.h"
+#include "sk-project-private.h"
+
+#define MEMBER_APPROVAL "approval"
+#define MEMBER_WHEN     "when"
+#define MEMBER_FOREACH  "foreach"
+#define MEMBER_WORKFLOW "workflow"
+
+static JsonObject *
+member_object (SkNode     *node,
+               const char *member)
+{
+  JsonNode *value = _sk_node_get_skele_member (node, member);
+
+  return value != NULL && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+}
+
+static const char *
+member_string (SkNode     *node,
+               const char *member)
+{
+  JsonNode *value = _sk_node_get_skele_member (node, member);
+
+  if (value == NULL || !JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (value);
+}
+
+static gboolean
+is_blank (const char *text)
+{
+  return text == NULL || text[strspn (text, " \t\r\n")] == '\0';
+}
+
+/**
+ * sk_node_get_approval:
+ * @node: a step
+ *
+ * Returns: whether the step is an approval gate: runs stop before it until
+ *   a person approves it
+ */
+gboolean
+sk_node_get_approval (SkNode *node)
+{
+  JsonNode *value;
+
+  g_return_val_if_fail (SK_IS_NODE (node), FALSE);
+
+  value = _sk_node_get_skele_member (node, MEMBER_APPROVAL);
+  return value != NULL && JSON_NODE_HOLDS_VALUE (value) &&
+         json_node_get_value_type (value) == G_TYPE_BOOLEAN && json_node_get_boolean (value);
+}
+
+/**
+ * sk_node_get_condition:
+ * @node: a step
+ * @prior_id: the identifier of one of its priors
+ *
+ * Returns: (nullable): the Python expression over the prior's `output`
+ *   that must hold for @node to run after it, %SK_CONTROL_FLOW_DEFAULT, or
+ *   %NULL when the edge has no condition
+ */
+const char *
+sk_node_get_condition (SkNode     *node,
+                       const char *prior_id)
+{
+  JsonObject *when;
+  const char *condition;
+
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+  g_return_val_if_fail (prior_id != NULL, NULL);
+
+  when = member_object (node, MEMBER_WHEN);
+  condition = sk_json_get_string (when, prior_id);
+
+  return is_blank (condition) ? NULL : condition;
+}
+
+/**
+ * sk_node_get_foreach:
+ * @node: a step
+ * @prior_id: (out) (optional) (transfer none): the prior whose output holds
+ *   the list
+ * @path: (out) (optional) (transfer none): the dotted path of the list in
+ *   that output
+ *
+ * Returns: whether the step runs once for every element of a prior's list
+ */
+gboolean
+sk_node_get_foreach (SkNode      *node,
+                     const char **prior_id,
+                     const char **path)
+{
+  JsonObject *foreach;
+  const char *prior;
+  const char *list_path;
+
+  g_return_val_if_fail (SK_IS_NODE (node), FALSE);
+
+  foreach = member_object (node, MEMBER_FOREACH);
+  prior = sk_json_get_string (foreach, "prior");
+  list_path = sk_json_get_string (foreach, "path");
+  if (is_blank (prior) || is_blank (list_path))
+    return FALSE;
+
+  if (prior_id != NULL)
+    *prior_id = prior;
+  if (path != NULL)
+    *path = list_path;
+  return TRUE;
+}
+
+/**
+ * sk_node_get_workflow:
+ * @node: a step
+ *
+ * Returns: (nullable): the folder, relative to the workflow's, of the
+ *   workflow this step runs as a sub-workflow, or %NULL
+ */
+const char *
+sk_node_get_workflow (SkNode *node)
+{
+  const char *folder;
+
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  folder = member_string (node, MEMBER_WORKFLOW);
+  return is_blank (folder) ? NULL : folder;
+}
+
+/* Validation --------------------------------------------------------------- */
+
+static gboolean
+has_prior (SkNode     *node,
+           const char *prior_id)
+{
+  const char * const *priors = sk_node_get_priors (node);
+
+  for (guint i = 0; priors[i] != NULL; i++)
+    if (g_str_equal (priors[i], prior_id))
+      return TRUE;
+
+  return FALSE;
+}
+
+static char *
+describe_id (SkProject  *project,
+             const char *id)
+{
+  SkNode *node = sk_project_get_node (project, id);
+
+  return node != NULL ? _sk_project_describe_node (node) : g_strdup_printf ("“%s”", id);
+}
+
+/* Dotted names such as `files` or `result.rows`: no empty part. */
+static gboolean
+is_dotted_path (const char *path)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (is_blank (path))
+    return FALSE;
+
+  parts = g_strsplit (path, ".", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (is_blank (parts[i]))
+      return FALSE;
+
+  return TRUE;
+}
+
+static void
+validate_approval (SkNode     *node,
+                   const char *who,
+                   GPtrArray  *problems)
+{
+  JsonNode *value = _sk_node_get_skele_member (node, MEMBER_APPROVAL);
+
+  if (value == NULL || (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_BOOLEAN))
+    return;
+
+  _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, sk_node_get_id (node),
+                           /* Translators: %s names a step; "approval" is a JSON member. */
+                           _("Whether %s waits for approval must be true or false (the member "
+                             "“approval” under “skele”). Correct it in the step’s JSON."), who);
+}
+
+/* The default branch after @prior_id taken by a step before @node, if any. */
+static SkNode *
+earlier_default (SkProject  *project,
+                 SkNode     *node,
+                 const char *prior_id)
+{
+  guint n = sk_project_get_n_nodes (project);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) other = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      if (other == node)
+        return NULL;
+      if (has_prior (other, prior_id) &&
+          g_strcmp0 (sk_node_get_condition (other, prior_id), SK_CONTROL_FLOW_DEFAULT) == 0)
+        return other;
+    }
+
+  return NULL;
+}
+
+static void
+validate_when (SkProject  *project,
+               SkNode     *node,
+               const char *who,
+               GPtrArray  *problems)
+{
+  JsonNode *value = _sk_node_get_skele_member (node, MEMBER_WHEN);
+  const char *id = sk_node_get_id (node);
+  JsonObjectIter iter;
+  const char *prior_id;
+  JsonNode *condition;
+
+  if (value == NULL)
+    return;
+
+  if (!JSON_NODE_HOLDS_OBJECT (value))
+    {
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                               /* Translators: %s names a step; "when" is a JSON member. */
+                               _("The conditions of %s (the member “when” under “skele”) must be an "
+                                 "object from a prior’s identifier to a condition. Correct it in the "
+                                 "step’s JSON."), who);
+      return;
+    }
+
+  json_object_iter_init (&iter, json_node_get_object (value));
+  while (json_object_iter_next (&iter, &prior_id, &condition))
+    {
+      const char * const edge[] = { prior_id, id, NULL };
+      g_autofree char *prior_who = describe_id (project, prior_id);
+      SkNode *other;
+
+      if (!has_prior (node, prior_id))
+        {
+          _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                                   /* Translators: both %s name steps. */
+                                   _("%s has a condition on %s, which it does not need. Connect "
+                                     "them, or remove the condition."), who, prior_who);
+          _sk_project_set_last_concerns (problems, (const char * const[]) { id, prior_id, NULL }, NULL);
+          continue;
+        }
+
+      if (!JSON_NODE_HOLDS_VALUE (condition) || json_node_get_value_type (condition) != G_TYPE_STRING ||
+          is_blank (json_node_get_string (condition)))
+        {
+          _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                                   /* Translators: both %s name steps. */
+                                   _("The condition for %s to run after %s is empty or not text. "
+                                     "Write a condition on the prior’s output, such as "
+                                     "output[\"score\"] >= 80, or “default”."), who, prior_who);
+          _sk_project_set_last_concerns (problems, NULL, edge);
+          continue;
+        }
+
+      if (g_strcmp0 (sk_node_get_condition (node, prior_id), SK_CONTROL_FLOW_DEFAULT) == 0 &&
+          (other = earlier_default (project, node, prior_id)) != NULL)
+        {
+          g_autofree char *other_who = _sk_project_describe_node (other);
+
+          _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                                   /* Translators: the first two %s name steps that both take
+                                    * the default branch after the step the third names. */
+                                   _("Both %s and %s are the default branch after %s, but only one "
+                                     "branch runs. Give one of them a condition."),
+                                   other_who, who, prior_who);
+          _sk_project_set_last_concerns (problems, (const char * const[]) { sk_node_get_id (other), id, NULL },
+                                         NULL);
+        }
+    }
+}
+
+static void
+validate_foreach (SkProject  *project,
+                  SkNode     *node,
+                  const char *who,
+                  GPtrArray  *problems)
+{
+  JsonNode *value = _sk_node_get_skele_member (node, MEMBER_FOREACH);
+  const char *id = sk_node_get_id (node);
+  JsonObject *foreach;
+  const char *prior_id;
+  const char *path;
+
+  if (value == NULL)
+    return;
+
+  foreach = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+  prior_id = sk_json_get_string (foreach, "prior");
+  path = sk_json_get_string (foreach, "path");
+
+  if (foreach == NULL || is_blank (prior_id))
+    {
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                               /* Translators: %s names a step; the quoted words are JSON. */
+                               _("%s runs for each element of a list, but does not say whose: its "
+                                 "“foreach” under “skele” needs “prior”, the identifier of the step "
+                                 "whose output holds the list, and “path”, where the list is in it."),
+                               who);
+      return;
+    }
+
+  if (!has_prior (node, prior_id))
+    {
+      g_autofree char *prior_who = describe_id (project, prior_id);
+
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                               /* Translators: both %s name steps. */
+                               _("%s runs for each element of a list of %s, which it does not need. "
+                                 "Connect them, or choose one of its priors."), who, prior_who);
+      _sk_project_set_last_concerns (problems, (const char * const[]) { id, prior_id, NULL }, NULL);
+      return;
+    }
+
+  if (!is_dotted_path (path))
+    {
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                               /* Translators: %s names a step; the quoted words are JSON. */
+                               _("%s runs for each element of a list, but its “path” does not say "
+                                 "where the list is: give a name from the prior’s output, such as "
+                                 "“files”, or a dotted path such as “result.rows”."), who);
+    }
+}
+
+static void
+validate_workflow (SkProject  *project,
+                   SkNode     *node,
+                   const char *who,
+                   GPtrArray  *problems)
+{
+  JsonNode *value = _sk_node_get_skele_member (node, MEMBER_WORKFLOW);
+  const char *id = sk_node_get_id (node);
+  GFile *folder = sk_project_get_folder (project);
+  g_auto(GStrv) parts = NULL;
+  const char *path;
+  gboolean inside;
+
+  if (value == NULL)
+    return;
+
+  path = member_string (node, MEMBER_WORKFLOW);
+  if (is_blank (path))
+    {
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                               /* Translators: %s names a step; "workflow" is a JSON member. */
+                               _("%s is a sub-workflow, but its “workflow” under “skele” names no "
+                                 "folder. Give the folder of the workflow, inside this one."), who);
+      return;
+    }
+
+  /* Inside means below: not up with "..", and not the folder itself. */
+  parts = g_strsplit (path, "/", -1);
+  inside = FALSE;
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (g_str_equal (parts[i], ".."))
+        {
+          inside = FALSE;
+          break;
+        }
+      if (parts[i][0] != '\0' && !g_str_equal (parts[i], "."))
+        inside = TRUE;
+    }
+
+  if (g_path_is_absolute (path) || !inside)
+    {
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                               /* Translators: the first %s names a step, the second a folder. */
+                               _("The sub-workflow of %s, “%s”, must be a folder inside this "
+                                 "workflow’s folder, given relative to it. Move it there."), who, path);
+      return;
+    }
+
+  if (folder != NULL)
+    {
+      g_autoptr(GFile) inner = g_file_resolve_relative_path (folder, path);
+      g_autoptr(GFile) process = g_file_get_child (inner, SK_PROJECT_FILE_NAME);
+
+      if (!g_file_query_exists (process, NULL))
+        _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                                 /* Translators: the first %s names a step, the second a folder. */
+                                 _("The sub-workflow of %s, “%s”, holds no workflow: there is no "
+                                   "process.json in it. Create it there, or correct the folder."),
+                                 who, path);
+    }
+}
+
+/*
+ * Adds the problems of @node's control flow to @problems. Only what is
+ * there is checked: a step without control flow has none.
+ */
+void
+_sk_control_flow_validate (SkProject *self,
+                           SkNode    *node,
+                           GPtrArray *problems)
+{
+  g_autofree char *who = _sk_project_describe_node (node);
+
+  validate_approval (node, who, problems);
+  validate_when (self, node, who, problems);
+  validate_foreach (self, node, who, problems);
+  validate_workflow (self, node, who, problems);
+}
