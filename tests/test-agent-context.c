@@ -525,6 +525,50 @@ test_no_folder (void)
   g_assert_true (g_ptr_array_index (nodes, 2) == c);
 }
 
+/* The step's control flow is told in words, for each role it concerns. */
+static void
+test_control_flow (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SkProject) project = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *gate = NULL;
+  g_autofree char *after_each = NULL;
+
+  project = sk_project_load_from_data (
+    "{\"process_name\": \"Flow\", \"nodes\": {"
+    " \"1\": {\"name\": \"score files\", \"priors\": []},"
+    " \"2\": {\"name\": \"each file\", \"priors\": [\"1\"],"
+    "         \"skele\": {\"foreach\": {\"prior\": \"1\", \"path\": \"files\"},"
+    "                      \"when\": {\"1\": \"output['score'] >= 80\"}}},"
+    " \"3\": {\"name\": \"fallback\", \"priors\": [\"1\"], \"skele\": {\"when\": {\"1\": \"default\"}}},"
+    " \"4\": {\"name\": \"sign off\", \"priors\": [\"2\"], \"skele\": {\"approval\": true}},"
+    " \"5\": {\"name\": \"publish\", \"priors\": [\"4\"], \"skele\": {\"workflow\": \"publish\"}}}}",
+    -1, NULL, &error);
+  g_assert_no_error (error);
+
+  target = build (project, sk_project_get_node (project, "2"), SK_AGENT_CONTEXT_BLANKET);
+  sk_test_assert_contains (target, "runs once for every element of the list at `files` in the output of "
+                                   "step `score_files`");
+  sk_test_assert_contains (target, "`state[\"item\"]` holds the element");
+  sk_test_assert_contains (target, "runs after step `score_files` only when `output['score'] >= 80` is true");
+  /* Neither the gate after it nor its own JSON tells of "skele". */
+  g_assert_null (strstr (target, "\"foreach\""));
+  g_assert_null (strstr (target, "approval gate"));
+
+  gate = build (project, sk_project_get_node (project, "4"), SK_AGENT_CONTEXT_BLANKET);
+  sk_test_assert_contains (gate, "This step is an approval gate");
+  /* Its prior's output is the joined list; its successor a sub-workflow. */
+  sk_test_assert_contains (gate, "its output is `{\"task_status\": \"success\", \"items\": [...]}`");
+  sk_test_assert_contains (gate, "the workflow in the folder `publish`");
+
+  after_each = build (project, sk_project_get_node (project, "1"), SK_AGENT_CONTEXT_BLANKET);
+  sk_test_assert_contains (after_each, "Step `each_file` runs after this one only when `output['score'] >= 80` "
+                                       "is true of this step's output");
+  /* The default branch reads nothing of the output. */
+  g_assert_null (strstr (after_each, "Step `fallback` runs after"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -542,6 +586,7 @@ main (int   argc,
   g_test_add ("/context/not-in-project", Fixture, NULL,
               fixture_set_up, test_not_in_project, fixture_tear_down);
   g_test_add_func ("/context/no-folder", test_no_folder);
+  g_test_add_func ("/context/control-flow", test_control_flow);
 
   return g_test_run ();
 }

@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sk-agent-context.h"
+#include "sk-control-flow.h"
 #include "sk-json.h"
 #include "sk-step-folder.h"
 
@@ -300,6 +301,82 @@ append_script (GString   *out,
                             SK_AGENT_CONTEXT_MAX_SCRIPT_SIZE / 1024);
 }
 
+static const char *
+key_or_id (SkNode *node)
+{
+  return sk_node_get_key (node)[0] != '\0' ? sk_node_get_key (node) : sk_node_get_id (node);
+}
+
+/* What DESIGN §10's control flow means for the code of @node, in words the
+ * model can act on: the control flow itself is kept out of the JSON shown. */
+static void
+append_control_flow (GString   *out,
+                     SkProject *project,
+                     SkNode    *node,
+                     Role       role)
+{
+  const char * const *priors = sk_node_get_priors (node);
+  const char *prior_id = NULL;
+  const char *path = NULL;
+  const char *folder;
+  guint n;
+
+  if (sk_node_get_foreach (node, &prior_id, &path))
+    {
+      SkNode *prior = sk_project_get_node (project, prior_id);
+
+      if (role == ROLE_TARGET)
+        g_string_append_printf (out,
+                                "This step runs once for every element of the list at `%s` in the output of "
+                                "step `%s`. In the script, `state[\"item\"]` holds the element and "
+                                "`state[\"item_index\"]` its position, from 0: work on that one element. "
+                                "The steps after it receive `{\"task_status\": \"success\", \"items\": [...]}`, "
+                                "one output per element.\n\n",
+                                path, prior != NULL ? key_or_id (prior) : prior_id);
+      else
+        g_string_append (out, "This step runs once for every element of a list; its output is "
+                              "`{\"task_status\": \"success\", \"items\": [...]}`, one output per element.\n\n");
+    }
+
+  if (role == ROLE_TARGET && sk_node_get_approval (node))
+    g_string_append (out, "This step is an approval gate: runs stop before it until a person has seen what "
+                          "the steps before it produced and approved it. Its code runs only after that.\n\n");
+
+  if ((folder = sk_node_get_workflow (node)) != NULL)
+    g_string_append_printf (out, "This step is a sub-workflow, the workflow in the folder `%s`; its output "
+                                 "holds the outputs of that workflow's last steps, by their keys.\n\n", folder);
+
+  /* The conditions that decide whether this step runs after its priors. */
+  for (guint i = 0; role == ROLE_TARGET && priors[i] != NULL; i++)
+    {
+      const char *condition = sk_node_get_condition (node, priors[i]);
+      SkNode *prior = sk_project_get_node (project, priors[i]);
+      const char *prior_key = prior != NULL ? key_or_id (prior) : priors[i];
+
+      if (condition == NULL)
+        continue;
+      if (g_str_equal (condition, SK_CONTROL_FLOW_DEFAULT))
+        g_string_append_printf (out, "This step runs after step `%s` only when none of the conditions of the "
+                                     "other steps after it holds.\n\n", prior_key);
+      else
+        g_string_append_printf (out, "This step runs after step `%s` only when `%s` is true, where `output` is "
+                                     "that step's output dictionary.\n\n", prior_key, condition);
+    }
+
+  /* The conditions this step's output must answer. */
+  n = sk_project_get_n_nodes (project);
+  for (guint i = 0; role == ROLE_TARGET && i < n; i++)
+    {
+      g_autoptr(SkNode) other = g_list_model_get_item (G_LIST_MODEL (project), i);
+      const char *condition = sk_node_get_condition (other, sk_node_get_id (node));
+
+      if (condition != NULL && !g_str_equal (condition, SK_CONTROL_FLOW_DEFAULT))
+        g_string_append_printf (out, "Step `%s` runs after this one only when `%s` is true of this step's "
+                                     "output (`output`): provide the keys it reads.\n\n",
+                                key_or_id (other), condition);
+    }
+}
+
 static void
 append_node (GString   *out,
              SkProject *project,
@@ -316,6 +393,7 @@ append_node (GString   *out,
     g_string_append_printf (out, "## step #%s — %s\n\n", sk_node_get_id (node), role_describe (role));
 
   append_block (out, "json", json);
+  append_control_flow (out, project, node, role);
 
   if (report != NULL && report[0] != '\0')
     {
