@@ -6,8 +6,9 @@
 
 /* Widget tests for what the workflow canvas paints: where edges attach,
  * the text in a step's box at each level of detail, problem marks, what
- * flowed along an edge after a run, the run button on a box, and a chat's
- * proposal drawn over the workflow in light and dark style. The
+ * flowed along an edge after a run, the run button on a box, a chat's
+ * proposal drawn over the workflow in light and dark style, and control
+ * flow: conditions on edges and the badges of special steps. The
  * canvas sits in a real window under a display; pictures are rendered with
  * the window's renderer and read back.
  */
@@ -924,6 +925,216 @@ test_proposal_draft (Fixture       *f,
     }
 }
 
+/* Control flow ----------------------------------------------------------- */
+
+/* Sets the members of @node's "skele" object given in @members, a JSON
+ * object, keeping the others. */
+static void
+set_skele (SkNode     *node,
+           const char *members)
+{
+  g_autoptr(JsonObject) object = sk_node_to_json (node);
+  g_autoptr(JsonNode) parsed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GList) names = NULL;
+  JsonObject *skele;
+
+  parsed = json_from_string (members, &error);
+  g_assert_no_error (error);
+  if (!json_object_has_member (object, "skele"))
+    json_object_set_object_member (object, "skele", json_object_new ());
+  skele = json_object_get_object_member (object, "skele");
+  names = json_object_get_members (json_node_get_object (parsed));
+  for (GList *l = names; l != NULL; l = l->next)
+    json_object_set_member (skele, l->data,
+                            json_node_copy (json_object_get_member (json_node_get_object (parsed), l->data)));
+
+  g_assert_true (sk_node_update_from_json (node, object, &error));
+  g_assert_no_error (error);
+}
+
+/* How many pixels differ between @a and @b in the widget rectangle around
+ * the model point (@mx, @my), @dx and @dy model units either side. */
+static guint
+count_changed (Fixture      *f,
+               const Pixels *a,
+               const Pixels *b,
+               double        mx,
+               double        my,
+               double        dx,
+               double        dy)
+{
+  double x0, y0, x1, y1;
+  guint count = 0;
+
+  _sk_canvas_model_to_widget (f->canvas, mx - dx, my - dy, &x0, &y0);
+  _sk_canvas_model_to_widget (f->canvas, mx + dx, my + dy, &x1, &y1);
+  for (int y = MAX (0, (int) y0); y <= MIN (a->height - 1, (int) y1); y++)
+    for (int x = MAX (0, (int) x0); x <= MIN (a->width - 1, (int) x1); x++)
+      {
+        gsize at = ((gsize) y * a->width + x) * 4;
+
+        if (memcmp (a->data + at, b->data + at, 4) != 0)
+          count++;
+      }
+
+  return count;
+}
+
+static const char *
+condition_label_text (SkCanvasItem *item,
+                      SkNode       *prior)
+{
+  SkCanvasConditionLabel *label;
+
+  g_assert_nonnull (item->condition_labels);
+  label = g_hash_table_lookup (item->condition_labels, sk_node_get_id (prior));
+  g_assert_nonnull (label);
+
+  return pango_layout_get_text (label->layout);
+}
+
+/* A condition is drawn as the label at its edge's middle, an expression
+ * cut short and the default branch as "otherwise"; zoomed out it is drawn
+ * as long as the names are, and no longer. */
+static void
+test_condition_label (Fixture       *f,
+                      gconstpointer  data)
+{
+  SkNode *a = add_node (f, "score", 0, 0);
+  SkNode *b = add_node (f, "report", 600, 0);
+  SkCanvasItem *item = _sk_canvas_lookup_item (f->canvas, b);
+  const double zooms[] = { 1.0, 0.5, 0.02 };
+  g_auto(Pixels) plain_near = { 0, };
+  g_auto(Pixels) plain_out = { 0, };
+  g_auto(Pixels) plain_far = { 0, };
+  Pixels *plain[] = { &plain_near, &plain_out, &plain_far };
+  g_auto(Pixels) shown = { 0, };
+  g_autofree char *when = NULL;
+
+  connect (a, b);
+  for (guint k = 0; k < G_N_ELEMENTS (zooms); k++)
+    {
+      set_view (f, zooms[k], 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+      render_pixels (f, plain[k]);
+    }
+
+  when = g_strdup_printf ("{\"when\": {\"%s\": \"output['score'] >= 80\"}}", sk_node_get_id (a));
+  set_skele (b, when);
+  set_view (f, 1.0, 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &shown);
+  g_assert_cmpstr (condition_label_text (item, a), ==, "output['score'] >= 80");
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, 300, 0, 40, 8), >, 100);
+  /* Only there: the boxes are as they were. */
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, 0, 0, NODE_W / 2, NODE_H / 2), ==, 0);
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, 600, 0, NODE_W / 2, NODE_H / 2), ==, 0);
+
+  /* Zoomed out as far as names are drawn, it keeps its size on screen. */
+  set_view (f, zooms[1], 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &shown);
+  g_assert_cmpuint (count_changed (f, plain[1], &shown, 300, 0, 40 / zooms[1], 8 / zooms[1]), >, 100);
+
+  /* Farther out, where names are not drawn, it is not either. */
+  set_view (f, zooms[2], 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &shown);
+  g_assert_cmpmem (shown.data, (gsize) shown.width * 4 * shown.height,
+                   plain[2]->data, (gsize) plain[2]->width * 4 * plain[2]->height);
+
+  /* A long expression is cut, on one line. */
+  g_free (when);
+  when = g_strdup_printf ("{\"when\": {\"%s\": \"len(output['rows'])\\n  > 1000 and output['ok']\"}}",
+                          sk_node_get_id (a));
+  set_skele (b, when);
+  set_view (f, 1.0, 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &shown);
+  g_assert_cmpstr (condition_label_text (item, a), ==, "len(output['rows']) > 1…");
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, 300, 0, 40, 8), >, 100);
+
+  /* The default branch is drawn too. */
+  g_free (when);
+  when = g_strdup_printf ("{\"when\": {\"%s\": \"default\"}}", sk_node_get_id (a));
+  set_skele (b, when);
+  render_pixels (f, &shown);
+  g_assert_cmpstr (condition_label_text (item, a), ==, "otherwise");
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, 300, 0, 30, 8), >, 100);
+
+  /* Without the condition, the edge is plain again. */
+  g_free (when);
+  when = g_strdup_printf ("{\"when\": {}}");
+  set_skele (b, when);
+  render_pixels (f, &shown);
+  g_assert_cmpmem (shown.data, (gsize) shown.width * 4 * shown.height,
+                   plain[0]->data, (gsize) plain[0]->width * 4 * plain[0]->height);
+}
+
+/* An approval gate, a for-each and a sub-workflow step each have a badge
+ * on the left of the bottom edge of their box; a plain step has none. */
+static void
+test_control_badges (Fixture       *f,
+                     gconstpointer  data)
+{
+  SkNode *plain_step = add_node (f, "load", 0, 0);
+  SkNode *gate = add_node (f, "check", 300, 0);
+  SkNode *each = add_node (f, "per file", 0, 200);
+  SkNode *sub = add_node (f, "summarise", 300, 200);
+  SkNode *steps[] = { plain_step, gate, each, sub };
+  g_auto(Pixels) plain = { 0, };
+  g_auto(Pixels) shown = { 0, };
+  g_auto(Pixels) ungated = { 0, };
+  g_autofree char *foreach = NULL;
+  /* The badge's left half, relative to a step's centre. */
+  double badge_x = -NODE_W / 2 + 30, badge_y = NODE_H / 2;
+
+  connect (plain_step, each);
+  set_view (f, 1.0, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &plain);
+
+  set_skele (gate, "{\"approval\": true}");
+  foreach = g_strdup_printf ("{\"foreach\": {\"prior\": \"%s\", \"path\": \"files\"}}",
+                             sk_node_get_id (plain_step));
+  set_skele (each, foreach);
+  set_skele (sub, "{\"workflow\": \"sub/summary\"}");
+  render_pixels (f, &shown);
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      SkCanvasItem *item = _sk_canvas_lookup_item (f->canvas, steps[i]);
+      guint changed = count_changed (f, &plain, &shown, item->x + badge_x, item->y + badge_y, 20, 6);
+
+      if (steps[i] == plain_step)
+        g_assert_cmpuint (changed, ==, 0);
+      else
+        g_assert_cmpuint (changed, >, 50);
+    }
+  g_assert_cmpstr (pango_layout_get_text (_sk_canvas_lookup_item (f->canvas, gate)->control_layout), ==, "Approval");
+  g_assert_cmpstr (pango_layout_get_text (_sk_canvas_lookup_item (f->canvas, each)->control_layout), ==, "For each");
+  g_assert_cmpstr (pango_layout_get_text (_sk_canvas_lookup_item (f->canvas, sub)->control_layout), ==, "Workflow");
+
+  /* Kinds that go together share the badge. */
+  set_skele (sub, "{\"approval\": true}");
+  render_pixels (f, &ungated);
+  g_assert_cmpstr (pango_layout_get_text (_sk_canvas_lookup_item (f->canvas, sub)->control_layout), ==,
+                   "Approval · Workflow");
+
+  /* A gate that is no longer one loses its badge. */
+  set_skele (gate, "{\"approval\": false}");
+  render_pixels (f, &ungated);
+  g_assert_cmpuint (count_changed (f, &plain, &ungated, 300 + badge_x, badge_y, 20, 6), ==, 0);
+  g_assert_null (_sk_canvas_lookup_item (f->canvas, gate)->control_layout);
+
+  /* Zoomed out, where a step is a coloured box, there are no badges. */
+  set_view (f, 0.3, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  g_clear_pointer (&plain.data, g_free);
+  set_skele (each, "{\"foreach\": null}");
+  set_skele (sub, "{\"approval\": false, \"workflow\": null}");
+  render_pixels (f, &plain);
+  set_skele (each, foreach);
+  set_skele (sub, "{\"approval\": true, \"workflow\": \"sub/summary\"}");
+  render_pixels (f, &shown);
+  g_assert_cmpmem (shown.data, (gsize) shown.width * 4 * shown.height,
+                   plain.data, (gsize) plain.width * 4 * plain.height);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -956,6 +1167,8 @@ main (int   argc,
   ADD ("proposal-edges", test_proposal_edges);
   ADD ("proposal-draft", test_proposal_draft);
   ADD ("proposal-show-and-click", test_proposal_show_and_click);
+  ADD ("condition-label", test_condition_label);
+  ADD ("control-badges", test_control_badges);
 
   return g_test_run ();
 }

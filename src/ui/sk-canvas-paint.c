@@ -18,8 +18,9 @@
 
 /* Painting, in layers: background and dot grid, the edges (kept as a
  * texture until the view or the graph changes), the connection being made
- * or selected, the steps culled to the view, with a plainer level of detail
- * when zoomed out, what flowed along the edges, and the rubber band.
+ * or selected, the conditions on the edges and what flowed along them, the
+ * steps culled to the view, with a plainer level of detail when zoomed
+ * out, and the rubber band.
  *
  * The levels of detail, by zoom: from DETAIL_MIN_ZOOM a step is a box with
  * its name on up to two lines and its state, from TASK_MIN_ZOOM also the
@@ -61,6 +62,17 @@
 /* New steps without a place are shown in rows this far apart, as far as
  * the changeset puts a new step below its priors. */
 #define PROPOSAL_ROW_DY 150.0
+/* A condition on a connection is cut to this many characters, so that a
+ * long expression does not cover its neighbours. */
+#define CONDITION_MAX_CHARS 24
+
+/* The kinds of step that a badge on the box's bottom left names. */
+typedef enum
+{
+  CONTROL_APPROVAL = 1 << 0,
+  CONTROL_FOREACH  = 1 << 1,
+  CONTROL_WORKFLOW = 1 << 2,
+} ControlKind;
 
 static gboolean
 is_dark (void)
@@ -265,6 +277,155 @@ flow_layout (SkCanvas     *self,
   return item->flow_layout;
 }
 
+/* Control flow: a badge per step and a label per condition, laid out once
+ * and laid out again only when what they show differs from the step's
+ * control flow as drawn. Reading it is a few lookups in the step's JSON. */
+
+static guint
+control_kinds (SkNode *node)
+{
+  guint kinds = 0;
+
+  if (sk_node_get_approval (node))
+    kinds |= CONTROL_APPROVAL;
+  if (sk_node_get_foreach (node, NULL, NULL))
+    kinds |= CONTROL_FOREACH;
+  if (sk_node_get_workflow (node) != NULL)
+    kinds |= CONTROL_WORKFLOW;
+
+  return kinds;
+}
+
+/* The badge of a gate, a for-each or a sub-workflow step, or %NULL for a
+ * plain step. */
+static PangoLayout *
+control_layout (SkCanvas     *self,
+                SkCanvasItem *item)
+{
+  guint kinds = control_kinds (item->node);
+
+  if (kinds != item->control_kinds)
+    {
+      g_clear_object (&item->control_layout);
+      item->control_kinds = kinds;
+    }
+
+  if (kinds != 0 && item->control_layout == NULL)
+    {
+      const char *names[4] = { NULL, };
+      g_autofree char *text = NULL;
+      guint n = 0;
+
+      if (kinds & CONTROL_APPROVAL)
+        names[n++] = C_("kind of step", "Approval");
+      if (kinds & CONTROL_FOREACH)
+        names[n++] = C_("kind of step", "For each");
+      if (kinds & CONTROL_WORKFLOW)
+        names[n++] = C_("kind of step", "Workflow");
+      /* Translators: between the kinds of a step on its badge, as in
+       * "Approval · For each" */
+      text = g_strjoinv (_(" · "), (char **) names);
+      item->control_layout = new_layout (self, text, TRUE, TRUE, NODE_W - 2 * LABEL_PAD);
+    }
+
+  return item->control_layout;
+}
+
+static void
+condition_label_free (gpointer data)
+{
+  SkCanvasConditionLabel *label = data;
+
+  g_free (label->condition);
+  g_clear_object (&label->layout);
+  g_free (label);
+}
+
+/* A condition as its label reads: the expression on one line, cut short
+ * with an ellipsis, or "otherwise" for the default branch. */
+static char *
+condition_text (const char *condition)
+{
+  g_auto(GStrv) words = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  if (g_str_equal (condition, SK_CONTROL_FLOW_DEFAULT))
+    return g_strdup (C_("condition on a connection", "otherwise"));
+
+  words = g_strsplit_set (condition, " \t\r\n", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      if (words[i][0] == '\0')
+        continue;
+      if (text->len > 0)
+        g_string_append_c (text, ' ');
+      g_string_append (text, words[i]);
+    }
+
+  if (g_utf8_strlen (text->str, -1) > CONDITION_MAX_CHARS)
+    {
+      g_autofree char *start = g_utf8_substring (text->str, 0, CONDITION_MAX_CHARS - 1);
+
+      return g_strconcat (g_strchomp (start), "…", NULL);
+    }
+
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* The label of the condition on the connection from @prior_id to @to, or
+ * %NULL when it has none. */
+static PangoLayout *
+condition_layout (SkCanvas     *self,
+                  SkCanvasItem *to,
+                  const char   *prior_id)
+{
+  const char *condition = sk_node_get_condition (to->node, prior_id);
+  g_autofree char *text = NULL;
+  PangoAttrList *attrs;
+  SkCanvasConditionLabel *label;
+
+  if (condition == NULL)
+    {
+      if (to->condition_labels != NULL)
+        g_hash_table_remove (to->condition_labels, prior_id);
+      return NULL;
+    }
+
+  if (to->condition_labels == NULL)
+    to->condition_labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, condition_label_free);
+
+  label = g_hash_table_lookup (to->condition_labels, prior_id);
+  if (label != NULL && g_str_equal (label->condition, condition))
+    return label->layout;
+
+  label = g_new0 (SkCanvasConditionLabel, 1);
+  label->condition = g_strdup (condition);
+  text = condition_text (condition);
+  label->layout = new_layout (self, text, FALSE, TRUE, 0);
+  pango_layout_set_width (label->layout, -1);
+
+  /* An expression reads as code; the default branch as a word. */
+  attrs = pango_attr_list_copy (pango_layout_get_attributes (label->layout));
+  if (g_str_equal (condition, SK_CONTROL_FLOW_DEFAULT))
+    pango_attr_list_insert (attrs, pango_attr_style_new (PANGO_STYLE_ITALIC));
+  else
+    pango_attr_list_insert (attrs, pango_attr_family_new ("monospace"));
+  pango_layout_set_attributes (label->layout, attrs);
+  pango_attr_list_unref (attrs);
+
+  g_hash_table_replace (to->condition_labels, g_strdup (prior_id), label);
+
+  return label->layout;
+}
+
+static void
+clear_control_layouts (SkCanvasItem *item)
+{
+  g_clear_object (&item->control_layout);
+  item->control_kinds = 0;
+  g_clear_pointer (&item->condition_labels, g_hash_table_unref);
+}
+
 static PangoLayout *
 state_layout (SkCanvas    *self,
               SkNodeState  state)
@@ -294,6 +455,7 @@ _sk_canvas_clear_text_caches (SkCanvas *self)
       g_clear_object (&item->task_layout);
       g_clear_object (&item->label_layout);
       g_clear_object (&item->flow_layout);
+      clear_control_layouts (item);
     }
   if (self->proposal != NULL)
     proposal_clear_layouts (self->proposal);
@@ -306,6 +468,7 @@ _sk_canvas_item_clear_paint (SkCanvasItem *item)
   g_clear_object (&item->label_layout);
   g_clear_object (&item->flow_layout);
   g_clear_pointer (&item->flow_text, g_free);
+  clear_control_layouts (item);
 }
 
 static void
@@ -451,6 +614,8 @@ _sk_canvas_item_changed (SkCanvas     *self,
     }
   else if (g_str_equal (property, "output-files"))
     update_flow_text (self, item);
+  else if (g_str_equal (property, "priors"))
+    g_clear_pointer (&item->condition_labels, g_hash_table_unref);
 }
 
 /* Problems */
@@ -1720,6 +1885,41 @@ append_layout_at (GtkSnapshot   *snapshot,
   gtk_snapshot_restore (snapshot);
 }
 
+/* A condition's label: a pill centred on (@x, @y) in the current
+ * coordinates. */
+static graphene_rect_t
+condition_pill (PangoLayout *layout,
+                double       x,
+                double       y)
+{
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+
+  return GRAPHENE_RECT_INIT (round (x - w / 2.0) - 6, round (y - h / 2.0) - 2, w + 12, h + 4);
+}
+
+/* Control flow is drawn in pills with a thin border, in the colours of a
+ * step's box, unlike the filled badges of a proposal and the washed labels
+ * of what flowed. */
+static void
+draw_outlined_pill (GtkSnapshot           *snapshot,
+                    PangoLayout           *layout,
+                    const graphene_rect_t *pill)
+{
+  gboolean dark = is_dark ();
+  GdkRGBA fill = dark ? rgba (0x3a3a3a, 1) : rgba (0xffffff, 1);
+  GdkRGBA border = dark ? rgba (0x77767b, 1) : rgba (0x9a9996, 1);
+  GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
+  double radius = pill->size.height / 2;
+  int h;
+
+  pango_layout_get_pixel_size (layout, NULL, &h);
+  append_rounded_fill (snapshot, pill, radius, &fill);
+  append_rounded_border (snapshot, pill, radius, 1, &border);
+  append_layout_at (snapshot, layout, pill->origin.x + 6, pill->origin.y + round ((pill->size.height - h) / 2), &text);
+}
+
 /* Where the text in a box goes: the name first, on up to two lines; then
  * the task's first line when zoomed in enough to read it, and the state,
  * each as far as there is room in the box. */
@@ -1784,6 +1984,28 @@ append_text (SkCanvas        *self,
     }
   if (place->status != NULL)
     append_layout_at (snapshot, place->status, place->x, y, &dim);
+}
+
+/* The badge of a gate, a for-each or a sub-workflow step, on the left of
+ * its box's bottom edge, away from a proposal's badge on the top edge and
+ * from the run button on the right, and a little below the edge, clear of
+ * the state's line. */
+static void
+draw_control_badge (SkCanvas     *self,
+                    GtkSnapshot  *snapshot,
+                    SkCanvasItem *item)
+{
+  PangoLayout *layout = control_layout (self, item);
+  int w;
+
+  if (layout == NULL)
+    return;
+
+  pango_layout_get_pixel_size (layout, &w, NULL);
+  draw_outlined_pill (snapshot, layout,
+                      &GRAPHENE_RECT_INIT (item->x - NODE_W / 2 + STRIPE_WIDTH + LABEL_PAD - 6,
+                                           item->y + NODE_H / 2 - BADGE_HEIGHT / 2 + 2,
+                                           w + 12, BADGE_HEIGHT));
 }
 
 static void
@@ -1853,6 +2075,8 @@ draw_node (SkCanvas     *self,
   place_text (self, item, state_layout (self, state), &place);
   append_text (self, snapshot, &place, problem ? &error : &text);
   self->names_painted++;
+
+  draw_control_badge (self, snapshot, item);
 }
 
 /* Proposals over the steps */
@@ -2132,14 +2356,16 @@ draw_proposal_badges (SkCanvas              *self,
     }
 }
 
-/* What flowed along the edges out of the steps that have run, at the
- * middle of each edge. */
+/* At the middle of each edge, in model coordinates: the condition on it,
+ * and what flowed along it out of a step that has run, below the condition
+ * when there is one. */
 static void
-draw_flow_labels (SkCanvas              *self,
+draw_edge_labels (SkCanvas              *self,
                   GtkSnapshot           *snapshot,
                   const graphene_rect_t *view)
 {
   gboolean dark = is_dark ();
+  gboolean flows = self->zoom >= FLOW_MIN_ZOOM;
   GdkRGBA pill = dark ? rgba (0x303030, 0.92f) : rgba (0xffffff, 0.92f);
   GdkRGBA text = dark ? rgba (0xffffff, 0.8f) : rgba (0x241f31, 0.8f);
 
@@ -2151,23 +2377,85 @@ draw_flow_labels (SkCanvas              *self,
       for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
         {
           SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          PangoLayout *condition;
           PangoLayout *layout;
           double p[8];
           double mx, my;
           int w, h;
 
-          if (from == NULL || from->flow_text == NULL)
+          if (from == NULL || edge_hidden (self, from, to))
+            continue;
+          condition = condition_layout (self, to, priors[j]);
+          if (condition == NULL && (!flows || from->flow_text == NULL))
             continue;
           _sk_canvas_edge_route (from, to, p);
           if (!_sk_canvas_edge_visible (p, view))
             continue;
 
+          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          if (condition != NULL)
+            {
+              graphene_rect_t rect = condition_pill (condition, mx, my);
+
+              draw_outlined_pill (snapshot, condition, &rect);
+              my = rect.origin.y + rect.size.height + 1;
+            }
+          if (!flows || from->flow_text == NULL)
+            continue;
+
           layout = flow_layout (self, from);
           pango_layout_get_pixel_size (layout, &w, &h);
-          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          if (condition != NULL)
+            my += (h + 2) / 2.0 + 1;
           append_rounded_fill (snapshot, &GRAPHENE_RECT_INIT (mx - w / 2.0 - 5, my - h / 2.0 - 1, w + 10, h + 2),
                                (h + 2) / 2.0, &pill);
           append_layout_at (snapshot, layout, mx - w / 2.0, my - h / 2.0, &text);
+        }
+    }
+}
+
+/* Zoomed out, the conditions are drawn unscaled at the middle of their
+ * edges, like the names, where they overlap no name or condition in
+ * @placed. */
+static void
+draw_conditions_far (SkCanvas              *self,
+                     GtkSnapshot           *snapshot,
+                     const graphene_rect_t *view,
+                     GArray                *placed)
+{
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *to = g_ptr_array_index (self->items, i);
+      const char * const *priors = sk_node_get_priors (to->node);
+
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
+          PangoLayout *condition;
+          graphene_rect_t rect;
+          gboolean free_room = TRUE;
+          double p[8];
+          double mx, my, x, y;
+
+          if (from == NULL || edge_hidden (self, from, to))
+            continue;
+          condition = condition_layout (self, to, priors[j]);
+          if (condition == NULL)
+            continue;
+          _sk_canvas_edge_route (from, to, p);
+          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          if (!graphene_rect_contains_point (view, &GRAPHENE_POINT_INIT (mx, my)))
+            continue;
+
+          _sk_canvas_model_to_widget (self, mx, my, &x, &y);
+          rect = condition_pill (condition, x, y);
+          for (guint k = 0; free_room && k < placed->len; k++)
+            free_room = !graphene_rect_intersection (&g_array_index (placed, graphene_rect_t, k), &rect, NULL);
+          if (!free_room)
+            continue;
+
+          g_array_append_val (placed, rect);
+          draw_outlined_pill (snapshot, condition, &rect);
         }
     }
 }
@@ -2241,12 +2529,12 @@ static void
 draw_names (SkCanvas              *self,
             GtkSnapshot           *snapshot,
             GtkBitset             *selected,
-            const graphene_rect_t *view)
+            const graphene_rect_t *view,
+            GArray                *placed)
 {
   gboolean dark = is_dark ();
   GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
   GdkRGBA error = rgba (ERROR_COLOR, 1);
-  g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
 
   for (guint pass = 0; pass < 2; pass++)
     {
@@ -2390,8 +2678,8 @@ _sk_canvas_snapshot (GtkWidget   *widget,
   else
     selected = gtk_bitset_new_empty ();
 
-  if (self->zoom >= FLOW_MIN_ZOOM)
-    draw_flow_labels (self, snapshot, &view);
+  if (detail)
+    draw_edge_labels (self, snapshot, &view);
 
   for (guint i = 0; i < self->items->len; i++)
     {
@@ -2434,7 +2722,12 @@ _sk_canvas_snapshot (GtkWidget   *widget,
 
   /* In widget coordinates: what keeps its size on screen. */
   if (!detail && self->zoom >= NAME_MIN_ZOOM)
-    draw_names (self, snapshot, selected, &view);
+    {
+      g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
+
+      draw_names (self, snapshot, selected, &view, placed);
+      draw_conditions_far (self, snapshot, &view, placed);
+    }
 
   draw_problem_badges (self, snapshot, &view);
 

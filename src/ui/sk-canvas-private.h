@@ -25,6 +25,13 @@ G_BEGIN_DECLS
  * the changeset, and again when the workflow changes under it. */
 typedef struct _SkCanvasProposal SkCanvasProposal;
 
+/* The label of a condition on a connection, and the condition it shows. */
+typedef struct
+{
+  char        *condition;
+  PangoLayout *layout;
+} SkCanvasConditionLabel;
+
 /* What the canvas shows of one step, in model coordinates (the centre of
  * the step's box). */
 typedef struct
@@ -42,6 +49,15 @@ typedef struct
   PangoLayout *flow_layout;
   char        *flow_text;
   gint64       output_size;
+
+  /* Its control flow as painted: the badge that names what kind of step it
+   * is, for the kinds in control_kinds, and the labels of the conditions
+   * on the connections from its priors, SkCanvasConditionLabels by prior
+   * id. Both are checked against the step when drawn, since its "skele"
+   * member changes without a property telling. */
+  PangoLayout *control_layout;
+  guint        control_kinds;
+  GHashTable  *condition_labels;
 } SkCanvasItem;
 
 /* Which tool owns the sequence of the primary button's drag. */
