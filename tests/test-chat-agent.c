@@ -988,7 +988,7 @@ test_prompt (Turn          *t,
   sk_test_assert_contains (text,
                            "[Skele-Code: The person rejected the proposal.]\n\n"
                            "UNIQUE-NEW-QUESTION");
-  /* No placeholder is left. */
+  /* Every tag of the template was filled in. */
   g_assert_null (strstr (text, "{outline}"));
   g_assert_null (strstr (text, "{selection"));
 }

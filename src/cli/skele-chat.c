@@ -174,16 +174,18 @@ chat_text_cb (SkChatSession *session,
     }
 }
 
+/* A line for people on standard error, and the same as an event. */
 static void
-chat_progress_cb (SkChatSession *session,
-                  const char    *message,
-                  ChatContext   *context)
+report_line (ChatContext *context,
+             const char  *event,
+             const char  *prefix,
+             const char  *message)
 {
-  g_printerr ("    · %s\n", message);
+  g_printerr ("    %s%s\n", prefix, message);
 
   if (context->events)
     {
-      g_autoptr(JsonBuilder) builder = new_event ("progress");
+      g_autoptr(JsonBuilder) builder = new_event (event);
 
       add_string_member (builder, "message", message);
       print_event (builder);
@@ -191,19 +193,19 @@ chat_progress_cb (SkChatSession *session,
 }
 
 static void
+chat_progress_cb (SkChatSession *session,
+                  const char    *message,
+                  ChatContext   *context)
+{
+  report_line (context, "progress", "· ", message);
+}
+
+static void
 chat_transient_cb (SkChatSession *session,
                    const char    *message,
                    ChatContext   *context)
 {
-  g_printerr ("    %s\n", message);
-
-  if (context->events)
-    {
-      g_autoptr(JsonBuilder) builder = new_event ("transient");
-
-      add_string_member (builder, "message", message);
-      print_event (builder);
-    }
+  report_line (context, "transient", "", message);
 }
 
 static void

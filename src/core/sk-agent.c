@@ -23,6 +23,7 @@
 
 #include "sk-agent.h"
 #include "sk-json.h"
+#include "sk-util.h"
 #include "sk-prompts.h"
 #include "sk-step-folder.h"
 
@@ -726,16 +727,6 @@ agent_step (SkAgent *self)
                             chat_cb, g_object_ref (self));
 }
 
-static gboolean
-is_blank (const char *text)
-{
-  for (const char *p = text; p != NULL && *p != '\0'; p = g_utf8_next_char (p))
-    if (!g_unichar_isspace (g_utf8_get_char (p)))
-      return FALSE;
-
-  return TRUE;
-}
-
 /**
  * sk_agent_run_async:
  *
@@ -768,7 +759,7 @@ sk_agent_run_async (SkAgent             *self,
 
   /* Code written from nothing would cost tokens and do nothing useful;
    * a repair has the code to go on. */
-  if (!self->repair && is_blank (sk_node_get_input_text (self->node)))
+  if (!self->repair && sk_util_is_blank (sk_node_get_input_text (self->node)))
     {
       finish_run (self, g_error_new (SK_AGENT_ERROR, SK_AGENT_ERROR_NO_TASK,
                                      _("The step “%s” has no task yet. Describe what it should do "

@@ -25,6 +25,7 @@
 #include "sk-chat-context.h"
 #include "sk-chat-log.h"
 #include "sk-json.h"
+#include "sk-util.h"
 #include "sk-prompts.h"
 #include "sk-step-folder.h"
 
@@ -280,7 +281,7 @@ read_code (SkChangeset *changeset,
 
   script = sk_project_get_node_script (project, base);
   path = g_file_get_path (script);
-  if (!g_file_get_contents (path, &contents, NULL, NULL) || contents[strspn (contents, " \t\r\n")] == '\0')
+  if (!g_file_get_contents (path, &contents, NULL, NULL) || sk_util_is_blank (contents))
     return g_strdup_printf ("The step “%s” has no code yet.", sk_node_get_name (node));
 
   if (!g_utf8_validate (contents, -1, NULL))
@@ -859,12 +860,6 @@ run_calls (SkChatAgent *self,
     }
 }
 
-static gboolean
-is_blank (const char *text)
-{
-  return text == NULL || text[strspn (text, " \t\r\n")] == '\0';
-}
-
 static void
 chat_cb (GObject      *object,
          GAsyncResult *result,
@@ -903,7 +898,7 @@ chat_cb (GObject      *object,
       return;
     }
 
-  message = sk_llm_message_new (SK_LLM_ROLE_ASSISTANT, !is_blank (response->text) ? response->text : NULL);
+  message = sk_llm_message_new (SK_LLM_ROLE_ASSISTANT, !sk_util_is_blank (response->text) ? response->text : NULL);
 
   if (!self->text_tools && response->tool_calls->len > 0)
     {
@@ -948,7 +943,7 @@ chat_cb (GObject      *object,
    * needs no tool. */
   if (calls->len == 0)
     {
-      if (is_blank (response->text))
+      if (sk_util_is_blank (response->text))
         {
           remind (self, NULL);
           agent_step (self);

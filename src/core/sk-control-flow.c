@@ -19,6 +19,7 @@
 
 #include "sk-control-flow.h"
 #include "sk-json.h"
+#include "sk-util.h"
 #include "sk-node-private.h"
 #include "sk-project-private.h"
 
@@ -46,12 +47,6 @@ member_string (SkNode     *node,
     return NULL;
 
   return json_node_get_string (value);
-}
-
-static gboolean
-is_blank (const char *text)
-{
-  return text == NULL || text[strspn (text, " \t\r\n")] == '\0';
 }
 
 /**
@@ -95,7 +90,7 @@ sk_node_get_condition (SkNode     *node,
   when = member_object (node, MEMBER_WHEN);
   condition = sk_json_get_string (when, prior_id);
 
-  return is_blank (condition) ? NULL : condition;
+  return sk_util_is_blank (condition) ? NULL : condition;
 }
 
 /**
@@ -122,7 +117,7 @@ sk_node_get_foreach (SkNode      *node,
   foreach = member_object (node, MEMBER_FOREACH);
   prior = sk_json_get_string (foreach, "prior");
   list_path = sk_json_get_string (foreach, "path");
-  if (is_blank (prior) || is_blank (list_path))
+  if (sk_util_is_blank (prior) || sk_util_is_blank (list_path))
     return FALSE;
 
   if (prior_id != NULL)
@@ -147,7 +142,7 @@ sk_node_get_workflow (SkNode *node)
   g_return_val_if_fail (SK_IS_NODE (node), NULL);
 
   folder = member_string (node, MEMBER_WORKFLOW);
-  return is_blank (folder) ? NULL : folder;
+  return sk_util_is_blank (folder) ? NULL : folder;
 }
 
 /* Validation --------------------------------------------------------------- */
@@ -180,12 +175,12 @@ is_dotted_path (const char *path)
 {
   g_auto(GStrv) parts = NULL;
 
-  if (is_blank (path))
+  if (sk_util_is_blank (path))
     return FALSE;
 
   parts = g_strsplit (path, ".", -1);
   for (guint i = 0; parts[i] != NULL; i++)
-    if (is_blank (parts[i]))
+    if (sk_util_is_blank (parts[i]))
       return FALSE;
 
   return TRUE;
@@ -272,7 +267,7 @@ validate_when (SkProject  *project,
         }
 
       if (!JSON_NODE_HOLDS_VALUE (condition) || json_node_get_value_type (condition) != G_TYPE_STRING ||
-          is_blank (json_node_get_string (condition)))
+          sk_util_is_blank (json_node_get_string (condition)))
         {
           _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
                                    /* Translators: both %s name steps. */
@@ -319,7 +314,7 @@ validate_foreach (SkProject  *project,
   prior_id = sk_json_get_string (foreach, "prior");
   path = sk_json_get_string (foreach, "path");
 
-  if (foreach == NULL || is_blank (prior_id))
+  if (foreach == NULL || sk_util_is_blank (prior_id))
     {
       _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
                                /* Translators: %s names a step; the quoted words are JSON. */
@@ -369,7 +364,7 @@ validate_workflow (SkProject  *project,
     return;
 
   path = member_string (node, MEMBER_WORKFLOW);
-  if (is_blank (path))
+  if (sk_util_is_blank (path))
     {
       _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
                                /* Translators: %s names a step; "workflow" is a JSON member. */

@@ -46,3 +46,19 @@ sk_util_sorted_strv (GPtrArray *strings)
 
   return (GStrv) g_ptr_array_free (strings, FALSE);
 }
+
+/**
+ * sk_util_is_blank:
+ * @text: (nullable): UTF-8 text
+ *
+ * Returns: whether @text is %NULL, empty or only white space
+ */
+gboolean
+sk_util_is_blank (const char *text)
+{
+  for (const char *p = text; p != NULL && *p != '\0'; p = g_utf8_next_char (p))
+    if (!g_unichar_isspace (g_utf8_get_char (p)))
+      return FALSE;
+
+  return TRUE;
+}

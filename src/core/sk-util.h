@@ -19,5 +19,6 @@ G_BEGIN_DECLS
 int       sk_util_compare_strings (gconstpointer  a,
                                    gconstpointer  b);
 GStrv     sk_util_sorted_strv     (GPtrArray     *strings);
+gboolean  sk_util_is_blank        (const char    *text);
 
 G_END_DECLS

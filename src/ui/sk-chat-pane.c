@@ -676,7 +676,7 @@ send_clicked_cb (SkChatPane *self)
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   if (self->session == NULL || sk_chat_session_get_busy (self->session) ||
-      text[strspn (text, " \t\r\n")] == '\0')
+      sk_util_is_blank (text))
     {
       gtk_widget_error_bell (GTK_WIDGET (self));
       return;
