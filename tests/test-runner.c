@@ -462,19 +462,29 @@ test_skipped (void)
 
   workflow_add (wf, "1", "branch", NULL);
   workflow_add (wf, "2", "after", "1");
+  workflow_add (wf, "3", "other", NULL);
+  workflow_add (wf, "4", "join", "1 3");
   workflow_save (wf);
   write_script (wf, "branch", "    report(\"not my answer\")\n    return False", NULL);
   write_script (wf, "after", NULL, NULL);
+  write_script (wf, "other", NULL, NULL);
+  write_script (wf, "join", NULL, NULL);
 
   g_assert_true (run_workflow (runner, wf, NULL, &outcome));
-  assert_stats (&outcome.stats, 1, 0, 1, 0, 0);
+  assert_stats (&outcome.stats, 2, 0, 2, 0, 0);
   g_assert_cmpint (state_of (wf, "branch"), ==, SK_NODE_STATE_SKIPPED);
   assert_states (&outcome, "branch", "queued running skipped");
   sk_test_assert_contains (sk_node_get_output_text (node (wf, "branch")), "not my answer");
   g_assert_false (sk_test_exists (wf->folder, "branch/branch.pkl"));
 
-  g_assert_cmpint (state_of (wf, "after"), ==, SK_NODE_STATE_SUCCEEDED);
-  sk_test_assert_contains (sk_node_get_output_text (node (wf, "after")), "received branch={}");
+  /* A step whose only prior was skipped has nothing to work on (DESIGN
+   * §10); one with another prior runs and receives {} for the skipped one. */
+  g_assert_cmpint (state_of (wf, "after"), ==, SK_NODE_STATE_SKIPPED);
+  assert_states (&outcome, "after", "queued skipped");
+  sk_test_assert_contains (sk_node_get_error_text (node (wf, "after")), "every step before it was skipped");
+  g_assert_cmpint (state_of (wf, "join"), ==, SK_NODE_STATE_SUCCEEDED);
+  sk_test_assert_contains (sk_node_get_output_text (node (wf, "join")),
+                           "received branch={} other=other-value");
 }
 
 static void
@@ -1434,8 +1444,8 @@ test_up_to_date_after_failed_prior (void)
   g_auto(Outcome) outcome = { 0 };
 
   workflow_add (wf, "1", "declines", NULL);
-  workflow_add (wf, "2", "breaks", "1");
-  workflow_add (wf, "3", "after", "2");
+  workflow_add (wf, "2", "breaks", NULL);
+  workflow_add (wf, "3", "after", "1 2");
   workflow_save (wf);
   write_script (wf, "declines", "    return False", NULL);
   write_script (wf, "breaks", NULL, "    raise RuntimeError(\"broken\")");

@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 #define EXIT_NODE_FAILED 1
 #define EXIT_MODEL_FAILED 1
 #define EXIT_INVALID 2
+#define EXIT_AT_GATE 3
 #define EXIT_INTERRUPTED 130
 
 /* The server and model of the coding agent, which the chat agent uses too,

@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <glib/gi18n-lib.h>
 #include <glib-unix.h>
@@ -32,6 +33,8 @@ typedef struct
   gboolean      events;
   gboolean      interrupted;
   gboolean      done;
+  const char   *folder;
+  GPtrArray    *gates;
 } RunContext;
 
 void
@@ -105,6 +108,17 @@ print_indented (const char *text,
                 n - max_lines);
 }
 
+/* A path as it can be typed in a shell, quoted only when it has to be. */
+static char *
+shell_argument (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("_-./+,:@%", *p) == NULL)
+      return g_shell_quote (text);
+
+  return text[0] != '\0' ? g_strdup (text) : g_shell_quote (text);
+}
+
 static void
 emit_event (SkNode      *node,
             SkNodeState  state)
@@ -170,9 +184,48 @@ emit_summary_event (const SkRunStats *stats,
   g_ascii_formatd (seconds, sizeof seconds, "%.3f", stats->seconds);
   g_print ("{\"event\":\"finished\",\"succeeded\":%u,\"failed\":%u,\"skipped\":%u,"
            "\"up_to_date\":%u,\"cancelled\":%u,\"no_code\":%u,\"waiting\":%u,"
+           "\"awaiting_approval\":%u,\"held\":%u,"
            "\"seconds\":%s,\"exit_status\":%d}\n",
            stats->succeeded, stats->failed, stats->skipped, stats->up_to_date,
-           stats->cancelled, stats->no_code, stats->waiting, seconds, status);
+           stats->cancelled, stats->no_code, stats->waiting, stats->awaiting_approval,
+           stats->held, seconds, status);
+  fflush (stdout);
+}
+
+/* Tells other programs that the run stopped before a gate, and the command
+ * that decides on it. */
+static void
+emit_waiting_event (SkNode     *node,
+                    const char *folder)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "event");
+  json_builder_add_string_value (builder, "waiting");
+  json_builder_set_member_name (builder, "reason");
+  json_builder_add_string_value (builder, "approval");
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, sk_node_get_id (node));
+  json_builder_set_member_name (builder, "key");
+  json_builder_add_string_value (builder, sk_node_get_key (node));
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, sk_node_get_name (node));
+  json_builder_set_member_name (builder, "approve");
+  json_builder_begin_array (builder);
+  json_builder_add_string_value (builder, "skele");
+  json_builder_add_string_value (builder, "approve");
+  json_builder_add_string_value (builder, folder);
+  json_builder_add_string_value (builder, sk_node_get_key (node));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  text = json_to_string (root, FALSE);
+  fputs (text, stdout);
+  fputc ('\n', stdout);
   fflush (stdout);
 }
 
@@ -233,6 +286,14 @@ node_state_changed_cb (SkRunner    *runner,
 
     case SK_NODE_STATE_WRITING_CODE:
       g_printerr (_("Writing the code of “%s”…\n"), name);
+      break;
+
+    case SK_NODE_STATE_AWAITING_APPROVAL:
+      g_printerr (_("‖ “%s” waits for approval; the steps after it were not run.\n"), name);
+      if (context->gates != NULL)
+        g_ptr_array_add (context->gates, g_object_ref (node));
+      if (context->events)
+        emit_waiting_event (node, context->folder);
       break;
 
     case SK_NODE_STATE_IDLE:
@@ -391,6 +452,8 @@ run_and_wait (SkWorkspace        *workspace,
   else if (context->error != NULL || context->report.stats.failed > 0 || context->report.stats.cancelled > 0 ||
            context->report.stats.no_code > 0 || context->report.stats.waiting > 0)
     status = EXIT_NODE_FAILED;
+  else if (context->report.stats.awaiting_approval > 0)
+    status = EXIT_AT_GATE;
   else
     status = EXIT_SUCCESS;
 
@@ -435,6 +498,8 @@ command_run (int    argc,
   g_autoptr(SkWorkspace) workspace = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
   g_auto(GStrv) only = NULL;
+  g_auto(GStrv) approve = NULL;
+  g_autoptr(GPtrArray) gates = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char *from = NULL;
   g_autofree char *to = NULL;
   g_autofree char *events = NULL;
@@ -474,6 +539,8 @@ command_run (int    argc,
     { "sandbox", 0, 0, G_OPTION_ARG_STRING, &sandbox,
       N_("Run steps in a sandbox: “required” (refuse to run without one), “when-available” or "
          "“off” (default: SKELE_SANDBOX, or as in Preferences)"), "POLICY" },
+    { "approve", 0, 0, G_OPTION_ARG_STRING_ARRAY, &approve,
+      N_("Approve this approval gate when the run reaches it (may be given more than once)"), "KEY" },
     { NULL }
   };
 
@@ -522,6 +589,20 @@ command_run (int    argc,
       return EXIT_INVALID;
     }
 
+  for (guint i = 0; approve != NULL && approve[i] != NULL; i++)
+    {
+      SkNode *gate = sk_project_get_node_by_key (sk_workspace_get_project (workspace), approve[i]);
+
+      if (gate == NULL || !sk_node_get_approval (gate))
+        {
+          g_printerr (gate == NULL
+                      ? _("skele run: --approve names “%s”, which is no step’s key.\n")
+                      : _("skele run: --approve names “%s”, which is not an approval gate.\n"),
+                      approve[i]);
+          return EXIT_INVALID;
+        }
+    }
+
   if (nodes->len == 0)
     {
       g_printerr (_("No step is marked to run. Mark steps with “run”: true, or choose them "
@@ -547,8 +628,11 @@ command_run (int    argc,
   run_options.model = agent.model;
   run_options.strict = TRUE;
   run_options.sandbox = sandbox != NULL ? (int) sandbox_policy : -1;
+  run_options.approve = (const char * const *) approve;
 
   context.events = events != NULL;
+  context.folder = argv[1];
+  context.gates = gates;
 
   g_printerr (g_dngettext (GETTEXT_PACKAGE, "Running %u step of “%s”.\n",
                            "Running %u steps of “%s”.\n", nodes->len),
@@ -562,12 +646,106 @@ command_run (int    argc,
               context.report.stats.failed, context.report.stats.skipped,
               context.report.stats.up_to_date, context.report.stats.cancelled,
               context.report.stats.no_code, context.report.stats.waiting);
+  if (context.report.stats.awaiting_approval > 0)
+    g_printerr (g_dngettext (GETTEXT_PACKAGE,
+                             "%u approval gate waits for a decision, and %u of the steps after it.\n",
+                             "%u approval gates wait for a decision, and %u of the steps after them.\n",
+                             context.report.stats.awaiting_approval),
+                context.report.stats.awaiting_approval, context.report.stats.held);
+
+  for (guint i = 0; i < gates->len; i++)
+    {
+      SkNode *gate = g_ptr_array_index (gates, i);
+      g_autofree char *quoted_folder = shell_argument (argv[1]);
+
+      /* Translators: the first %s is a step's name; the others make a command. */
+      g_printerr (_("“%s” waits for approval. Look at what it receives, then decide and run "
+                    "again:\n    skele approve %s %s [--deny] [--note TEXT]\n    skele run %s\n"),
+                  sk_node_get_name (gate), quoted_folder, sk_node_get_key (gate), quoted_folder);
+    }
 
   if (context.events)
     emit_summary_event (&context.report.stats, status);
 
   g_clear_error (&context.error);
   return status;
+}
+
+static int
+command_approve (int    argc,
+                 char **argv)
+{
+  g_autoptr(GOptionContext) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(SkApproval) approval = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *folder_path = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *decision = NULL;
+  g_autofree char *quoted_folder = NULL;
+  gboolean deny = FALSE;
+  SkNode *gate;
+  GOptionEntry entries[] = {
+    { "deny", 0, 0, G_OPTION_ARG_NONE, &deny,
+      N_("Deny the gate: it is skipped, and so is what depends only on it"), NULL },
+    { "note", 0, 0, G_OPTION_ARG_STRING, &note,
+      N_("Keep a note with the decision"), "TEXT" },
+    { NULL }
+  };
+
+  options = g_option_context_new (_("FOLDER KEY — decide on an approval gate"));
+  g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (options, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (options,
+                                _("Approves, or with --deny denies, the approval gate KEY at which "
+                                  "a run of the workflow stopped. The decision holds for what the "
+                                  "gate received in that run; run the workflow again to go on."));
+
+  if (!g_option_context_parse (options, &argc, &argv, &error))
+    {
+      g_printerr ("skele approve: %s\n", error->message);
+      return EXIT_INVALID;
+    }
+
+  if (argc != 3)
+    {
+      g_printerr (_("skele approve: give a workflow folder and the key of a gate. See "
+                    "“skele approve --help”.\n"));
+      return EXIT_INVALID;
+    }
+
+  file = g_file_new_for_commandline_arg (argv[1]);
+  if ((project = sk_project_load (file, &error)) == NULL)
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  gate = sk_project_get_node_by_key (project, argv[2]);
+  if (gate == NULL)
+    {
+      g_printerr (_("error: the workflow has no step with the key “%s”.\n"), argv[2]);
+      return EXIT_INVALID;
+    }
+
+  if (!sk_project_decide_gate (project, gate, !deny, note, &error))
+    {
+      g_printerr (_("error: %s\n"), error->message);
+      return EXIT_INVALID;
+    }
+
+  folder = sk_project_get_node_folder (project, gate);
+  folder_path = g_file_get_path (folder);
+  approval = sk_approval_read (folder_path, sk_node_get_key (gate));
+  decision = approval != NULL ? sk_approval_describe (approval) : NULL;
+  quoted_folder = shell_argument (argv[1]);
+  /* Translators: the first %s is a step's name, the second the decision
+   * in a sentence, the third a command. */
+  g_printerr (_("“%s”: %s Run the workflow again to go on: skele run %s\n"),
+              sk_node_get_name (gate), decision != NULL ? decision : "", quoted_folder);
+  return EXIT_SUCCESS;
 }
 
 static int
@@ -745,6 +923,7 @@ print_usage (FILE *stream)
              "  generate FOLDER           Write the code of the steps that have none\n"
              "  chat FOLDER MESSAGE       Ask the chat agent about a workflow, or to change it\n"
              "  draft FOLDER DESCRIPTION  Draft a new workflow with the chat agent\n"
+             "  approve FOLDER KEY        Approve or deny an approval gate a run waits at\n"
              "\n"
              "Run “skele COMMAND --help” for a command’s options.\n"));
 }
@@ -798,6 +977,9 @@ main (int    argc,
 
   if (g_str_equal (command, "draft"))
     return skele_command_draft (argc - 1, argv + 1);
+
+  if (g_str_equal (command, "approve"))
+    return command_approve (argc - 1, argv + 1);
 
   g_printerr (_("skele: unknown command “%s”.\n"), command);
   print_usage (stderr);

@@ -13,11 +13,14 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 
 #include "sk-control-flow.h"
+#include "sk-run-record.h"
+#include "sk-step-folder.h"
 #include "sk-json.h"
 #include "sk-util.h"
 #include "sk-node-private.h"
@@ -425,4 +428,304 @@ _sk_control_flow_validate (SkProject *self,
   validate_when (self, node, who, problems);
   validate_foreach (self, node, who, problems);
   validate_workflow (self, node, who, problems);
+}
+
+/**
+ * sk_project_get_branches:
+ * @project: a workflow
+ * @prior: one of its steps
+ *
+ * Returns: (transfer container) (element-type SkNode): the successors of
+ *   @prior whose connection from it carries a condition, in the order the
+ *   workflow lists them, which is the order the conditions are tried in
+ */
+GPtrArray *
+sk_project_get_branches (SkProject *project,
+                         SkNode    *prior)
+{
+  g_autoptr(GPtrArray) successors = NULL;
+  GPtrArray *branches;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (SK_IS_NODE (prior), NULL);
+
+  successors = sk_project_get_successors (project, prior);
+  branches = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < successors->len; i++)
+    {
+      SkNode *next = g_ptr_array_index (successors, i);
+
+      if (sk_node_get_condition (next, sk_node_get_id (prior)) != NULL)
+        g_ptr_array_add (branches, g_object_ref (next));
+    }
+
+  return branches;
+}
+
+/* Approval gates ----------------------------------------------------- */
+
+G_DEFINE_QUARK (sk-control-flow-error-quark, sk_control_flow_error)
+
+#define APPROVAL_FILE_NAME "approval.json"
+
+static char *
+approval_path (const char *step_folder,
+               const char *key)
+{
+  g_autofree char *bookkeeping = sk_step_folder_build_path (step_folder, key,
+                                                           SK_STEP_FILE_BOOKKEEPING);
+
+  return g_build_filename (bookkeeping, APPROVAL_FILE_NAME, NULL);
+}
+
+void
+sk_approval_free (SkApproval *approval)
+{
+  if (approval == NULL)
+    return;
+
+  g_free (approval->by);
+  g_free (approval->at);
+  g_free (approval->note);
+  g_free (approval->fingerprint);
+  g_free (approval);
+}
+
+/**
+ * sk_approval_read:
+ * @step_folder: the path of the gate's folder
+ * @key: the gate's key
+ *
+ * Returns: (transfer full) (nullable): the decision on the gate, or %NULL
+ *   when nobody decided or the record cannot be read, which asks again
+ */
+SkApproval *
+sk_approval_read (const char *step_folder,
+                  const char *key)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(JsonObject) object = NULL;
+  const char *decision;
+  const char *fingerprint;
+  SkApproval *approval;
+
+  g_return_val_if_fail (step_folder != NULL, NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  path = approval_path (step_folder, key);
+  if ((object = sk_json_read_object (path, NULL)) == NULL)
+    return NULL;
+
+  decision = sk_json_get_string (object, "decision");
+  fingerprint = sk_json_get_string (object, "fingerprint");
+  if (fingerprint == NULL ||
+      (g_strcmp0 (decision, "approved") != 0 && g_strcmp0 (decision, "denied") != 0))
+    return NULL;
+
+  approval = g_new0 (SkApproval, 1);
+  approval->approved = g_str_equal (decision, "approved");
+  approval->by = g_strdup (sk_json_get_string (object, "by"));
+  approval->at = g_strdup (sk_json_get_string (object, "at"));
+  approval->note = g_strdup (sk_json_get_string (object, "note"));
+  approval->fingerprint = g_strdup (fingerprint);
+  if (approval->by == NULL)
+    approval->by = g_strdup ("");
+  if (approval->at == NULL)
+    approval->at = g_strdup ("");
+
+  return approval;
+}
+
+static const char *
+current_person (void)
+{
+  const char *name = g_get_real_name ();
+
+  if (name == NULL || name[0] == '\0' || g_str_equal (name, "Unknown"))
+    name = g_get_user_name ();
+
+  return name;
+}
+
+/**
+ * sk_approval_write:
+ * @step_folder: the path of the gate's folder
+ * @key: the gate's key
+ * @approved: whether the gate is approved, rather than denied
+ * @fingerprint: what is decided on: the gate's fingerprint
+ * @note: (nullable): what the person wrote with the decision
+ * @error: return location for a #GError
+ *
+ * Keeps a decision on a gate, with the person who took it and when.
+ *
+ * Returns: %TRUE if the decision was written
+ */
+gboolean
+sk_approval_write (const char  *step_folder,
+                   const char  *key,
+                   gboolean     approved,
+                   const char  *fingerprint,
+                   const char  *note,
+                   GError     **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *at = g_date_time_format_iso8601 (now);
+  g_autofree char *path = NULL;
+  g_autofree char *folder = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (step_folder != NULL, FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+  g_return_val_if_fail (fingerprint != NULL, FALSE);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "decision");
+  json_builder_add_string_value (builder, approved ? "approved" : "denied");
+  json_builder_set_member_name (builder, "by");
+  json_builder_add_string_value (builder, current_person ());
+  json_builder_set_member_name (builder, "at");
+  json_builder_add_string_value (builder, at);
+  if (note != NULL && !sk_util_is_blank (note))
+    {
+      json_builder_set_member_name (builder, "note");
+      json_builder_add_string_value (builder, note);
+    }
+  json_builder_set_member_name (builder, "fingerprint");
+  json_builder_add_string_value (builder, fingerprint);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+
+  path = approval_path (step_folder, key);
+  folder = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (folder, 0755) != 0 ||
+      !sk_json_write_atomic (path, root, TRUE, &local_error))
+    {
+      g_set_error (error, SK_CONTROL_FLOW_ERROR, SK_CONTROL_FLOW_ERROR_WRITE,
+                   /* Translators: %s is a file's path, then why it failed. */
+                   _("The decision could not be kept in %s: %s"), path,
+                   local_error != NULL ? local_error->message : g_strerror (errno));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/**
+ * sk_approval_describe:
+ * @approval: a decision
+ *
+ * Returns: (transfer full): the decision in a sentence, such as “Approved
+ *   by Ann Smith on 24 November 2026 at 18:02: the totals look right.”
+ */
+char *
+sk_approval_describe (const SkApproval *approval)
+{
+  g_autoptr(GDateTime) at = NULL;
+  g_autofree char *when = NULL;
+  g_autofree char *sentence = NULL;
+
+  g_return_val_if_fail (approval != NULL, NULL);
+
+  at = g_date_time_new_from_iso8601 (approval->at, NULL);
+  if (at != NULL)
+    {
+      g_autoptr(GDateTime) local = g_date_time_to_local (at);
+
+      /* Translators: a date and time, see g_date_time_format(). */
+      when = g_date_time_format (local, _("%-d %B %Y at %H:%M"));
+    }
+
+  if (approval->approved)
+    sentence = when != NULL
+      /* Translators: the first %s is a person, the second a date and time. */
+      ? g_strdup_printf (_("Approved by %s on %s."), approval->by, when)
+      : g_strdup_printf (_("Approved by %s."), approval->by);
+  else
+    sentence = when != NULL
+      /* Translators: the first %s is a person, the second a date and time. */
+      ? g_strdup_printf (_("Denied by %s on %s."), approval->by, when)
+      : g_strdup_printf (_("Denied by %s."), approval->by);
+
+  if (approval->note != NULL && approval->note[0] != '\0')
+    /* Translators: the first %s is a decision, the second the note written with it. */
+    return g_strdup_printf (_("%s Note: %s"), sentence, approval->note);
+
+  return g_steal_pointer (&sentence);
+}
+
+/**
+ * sk_approval_get_waiting:
+ * @step_folder: the path of the gate's folder
+ * @key: the gate's key
+ *
+ * Returns: (transfer full) (nullable): the fingerprint the gate waits for
+ *   a decision on, from the run that stopped before it; %NULL when no run
+ *   is waiting there
+ */
+char *
+sk_approval_get_waiting (const char *step_folder,
+                         const char *key)
+{
+  g_autoptr(JsonObject) record = sk_run_record_read (step_folder, key);
+
+  if (record == NULL || g_strcmp0 (sk_json_get_string (record, "status"), "waiting") != 0)
+    return NULL;
+
+  return g_strdup (sk_json_get_string (record, "fingerprint"));
+}
+
+/**
+ * sk_project_decide_gate:
+ * @project: a workflow with a folder
+ * @node: an approval gate of @project at which a run is waiting
+ * @approved: whether to approve it, rather than deny it
+ * @note: (nullable): what the person writes with the decision
+ * @error: return location for a #GError
+ *
+ * Decides on what the gate waits for: the inputs and the code the run that
+ * stopped there saw. Running again goes on from the gate.
+ *
+ * Returns: %TRUE if the decision was kept
+ */
+gboolean
+sk_project_decide_gate (SkProject   *project,
+                        SkNode      *node,
+                        gboolean     approved,
+                        const char  *note,
+                        GError     **error)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *folder_path = NULL;
+  g_autofree char *fingerprint = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), FALSE);
+  g_return_val_if_fail (SK_IS_NODE (node), FALSE);
+
+  if (!sk_node_get_approval (node))
+    {
+      g_set_error (error, SK_CONTROL_FLOW_ERROR, SK_CONTROL_FLOW_ERROR_NOT_A_GATE,
+                   /* Translators: %s is a step's name. */
+                   _("“%s” is not an approval gate, so there is nothing to decide."),
+                   sk_node_get_name (node));
+      return FALSE;
+    }
+
+  folder = sk_project_get_node_folder (project, node);
+  folder_path = folder != NULL ? g_file_get_path (folder) : NULL;
+  if (folder_path != NULL)
+    fingerprint = sk_approval_get_waiting (folder_path, sk_node_get_key (node));
+
+  if (fingerprint == NULL)
+    {
+      g_set_error (error, SK_CONTROL_FLOW_ERROR, SK_CONTROL_FLOW_ERROR_NOT_WAITING,
+                   /* Translators: %s is a step's name. */
+                   _("No run is waiting at “%s”: run the workflow first, so that what the "
+                     "gate receives is ready to look at."),
+                   sk_node_get_name (node));
+      return FALSE;
+    }
+
+  return sk_approval_write (folder_path, sk_node_get_key (node), approved, fingerprint, note, error);
 }

@@ -14,9 +14,10 @@
 # error "Only \"skele.h\" can be included directly."
 #endif
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "sk-node.h"
+#include "sk-project.h"
 
 G_BEGIN_DECLS
 
@@ -31,5 +32,59 @@ gboolean    sk_node_get_foreach         (SkNode     *node,
                                          const char **prior_id,
                                          const char **path);
 const char *sk_node_get_workflow        (SkNode     *node);
+
+GPtrArray  *sk_project_get_branches     (SkProject  *project,
+                                         SkNode     *prior);
+
+#define SK_CONTROL_FLOW_ERROR (sk_control_flow_error_quark ())
+
+typedef enum
+{
+  SK_CONTROL_FLOW_ERROR_NOT_A_GATE,
+  SK_CONTROL_FLOW_ERROR_NOT_WAITING,
+  SK_CONTROL_FLOW_ERROR_WRITE,
+} SkControlFlowError;
+
+GQuark      sk_control_flow_error_quark (void);
+
+/**
+ * SkApproval:
+ * @approved: whether the gate was approved, rather than denied
+ * @by: who decided
+ * @at: when, in ISO 8601
+ * @note: (nullable): what they wrote with it
+ * @fingerprint: the fingerprint of the gate and what it received when it
+ *   was decided; the decision holds only while it is unchanged
+ *
+ * The decision on an approval gate, kept in `KEY/.skele/approval.json`.
+ */
+typedef struct
+{
+  gboolean  approved;
+  char     *by;
+  char     *at;
+  char     *note;
+  char     *fingerprint;
+} SkApproval;
+
+SkApproval *sk_approval_read            (const char *step_folder,
+                                         const char *key);
+gboolean    sk_approval_write           (const char *step_folder,
+                                         const char *key,
+                                         gboolean    approved,
+                                         const char *fingerprint,
+                                         const char *note,
+                                         GError    **error);
+char       *sk_approval_describe        (const SkApproval *approval);
+void        sk_approval_free            (SkApproval *approval);
+char       *sk_approval_get_waiting     (const char *step_folder,
+                                         const char *key);
+gboolean    sk_project_decide_gate      (SkProject  *project,
+                                         SkNode     *node,
+                                         gboolean    approved,
+                                         const char *note,
+                                         GError    **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkApproval, sk_approval_free)
 
 G_END_DECLS

@@ -146,6 +146,7 @@ struct _SkHarnessSpec
   char    *stderr_path;
   guint64  log_limit;
   GArray  *priors;
+  JsonObject *extra;
 };
 
 static void
@@ -187,6 +188,7 @@ sk_harness_spec_new (const char *workflow_folder,
   self->log_limit = log_limit;
   self->priors = g_array_new (FALSE, FALSE, sizeof (Prior));
   g_array_set_clear_func (self->priors, prior_clear);
+  self->extra = json_object_new ();
 
   return self;
 }
@@ -204,6 +206,7 @@ sk_harness_spec_free (SkHarnessSpec *self)
   g_free (self->stdout_path);
   g_free (self->stderr_path);
   g_array_unref (self->priors);
+  json_object_unref (self->extra);
   g_free (self);
 }
 
@@ -230,6 +233,73 @@ sk_harness_spec_add_prior (SkHarnessSpec  *self,
   g_array_append_val (self->priors, prior);
 }
 
+/**
+ * sk_harness_spec_set_member:
+ * @self: a spec
+ * @name: a member of the spec the harness reads, such as `command`
+ * @value: (transfer full): its value
+ *
+ * Sets what the harness is asked beyond running the node with its priors:
+ * the commands and members of the control flow that skele_harness.py
+ * describes.
+ */
+void
+sk_harness_spec_set_member (SkHarnessSpec *self,
+                            const char    *name,
+                            JsonNode      *value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (value != NULL);
+
+  json_object_set_member (self->extra, name, value);
+}
+
+/**
+ * sk_harness_spec_set_command:
+ * @self: a spec
+ * @command: `run`, `branch`, `items`, `join` or `save`
+ *
+ * Asks the harness for something other than running the node. The
+ * commands other than `run` keep their report and logs apart from the
+ * node's own, which they must not replace.
+ */
+void
+sk_harness_spec_set_command (SkHarnessSpec *self,
+                             const char    *command)
+{
+  g_autofree char *bookkeeping = NULL;
+  g_autofree char *report = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (command != NULL);
+
+  json_object_set_string_member (self->extra, "command", command);
+  if (g_str_equal (command, "run"))
+    return;
+
+  bookkeeping = sk_step_folder_build_path (self->step_folder, self->key, SK_STEP_FILE_BOOKKEEPING);
+  report = g_strconcat (command, ".result.json", NULL);
+  out = g_strconcat (command, ".stdout.log", NULL);
+  err = g_strconcat (command, ".stderr.log", NULL);
+  g_free (self->report_path);
+  self->report_path = g_build_filename (bookkeeping, report, NULL);
+  g_free (self->stdout_path);
+  self->stdout_path = g_build_filename (bookkeeping, out, NULL);
+  g_free (self->stderr_path);
+  self->stderr_path = g_build_filename (bookkeeping, err, NULL);
+}
+
+const char *
+sk_harness_spec_get_step_folder (SkHarnessSpec *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->step_folder;
+}
+
 static const char *
 prior_source_name (SkHarnessPrior source)
 {
@@ -240,6 +310,18 @@ prior_source_name (SkHarnessPrior source)
     case SK_HARNESS_PRIOR_NONE:
     default: return "none";
     }
+}
+
+static void
+add_extra_member (JsonObject  *object,
+                  const char  *name,
+                  JsonNode    *value,
+                  gpointer     user_data)
+{
+  JsonBuilder *builder = user_data;
+
+  json_builder_set_member_name (builder, name);
+  json_builder_add_value (builder, json_node_copy (value));
 }
 
 /* The spec as the harness reads it: one line of JSON. */
@@ -254,6 +336,8 @@ spec_to_string (SkHarnessSpec *self)
   json_builder_add_string_value (builder, self->workflow_folder);
   json_builder_set_member_name (builder, "key");
   json_builder_add_string_value (builder, self->key);
+  json_builder_set_member_name (builder, "folder");
+  json_builder_add_string_value (builder, self->step_folder);
   json_builder_set_member_name (builder, "result");
   json_builder_add_string_value (builder, self->report_path);
   json_builder_set_member_name (builder, "stdout_log");
@@ -277,6 +361,8 @@ spec_to_string (SkHarnessSpec *self)
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+
+  json_object_foreach_member (self->extra, add_extra_member, builder);
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);

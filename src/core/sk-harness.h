@@ -49,6 +49,13 @@ void            sk_harness_spec_add_prior      (SkHarnessSpec       *self,
                                                 const char          *key,
                                                 SkHarnessPrior       source);
 
+void            sk_harness_spec_set_member     (SkHarnessSpec       *self,
+                                                const char          *name,
+                                                JsonNode            *value);
+void            sk_harness_spec_set_command    (SkHarnessSpec       *self,
+                                                const char          *command);
+const char     *sk_harness_spec_get_step_folder (SkHarnessSpec      *self);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkHarnessSpec, sk_harness_spec_free)
 
 /* The isolated mode: one node in a Python process of its own. */

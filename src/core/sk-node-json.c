@@ -633,3 +633,75 @@ sk_node_set_permissions (SkNode             *self,
   if (!json_object_equal (before, self->skele_extra))
     _sk_node_emit_changed (self);
 }
+
+/**
+ * sk_node_set_approval:
+ * @self: a #SkNode
+ * @approval: whether the step is an approval gate (DESIGN §10)
+ *
+ * Makes the step a gate that a run stops before until someone approves
+ * it, or an ordinary step again.
+ */
+void
+sk_node_set_approval (SkNode   *self,
+                      gboolean  approval)
+{
+  g_autoptr(JsonObject) before = NULL;
+
+  g_return_if_fail (SK_IS_NODE (self));
+
+  before = g_steal_pointer (&self->skele_extra);
+  self->skele_extra = json_object_new ();
+  copy_unknown_members (before, self->skele_extra, (const char * const[]) { "approval", NULL });
+  if (approval)
+    json_object_set_boolean_member (self->skele_extra, "approval", TRUE);
+
+  if (!json_object_equal (before, self->skele_extra))
+    _sk_node_emit_changed (self);
+}
+
+/**
+ * sk_node_set_condition:
+ * @self: a #SkNode
+ * @prior_id: the identifier of one of its priors
+ * @condition: (nullable): a Python expression over `output`, the word
+ *   `default`, or %NULL or blank for none
+ *
+ * Sets the condition on the connection from @prior_id to the step, kept
+ * in its "skele" member under "when".
+ */
+void
+sk_node_set_condition (SkNode     *self,
+                       const char *prior_id,
+                       const char *condition)
+{
+  g_autoptr(JsonObject) before = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *old_when;
+  JsonObject *when;
+
+  g_return_if_fail (SK_IS_NODE (self));
+  g_return_if_fail (prior_id != NULL);
+
+  if (condition != NULL)
+    text = g_strstrip (g_strdup (condition));
+
+  before = g_steal_pointer (&self->skele_extra);
+  self->skele_extra = json_object_new ();
+  copy_unknown_members (before, self->skele_extra, (const char * const[]) { "when", NULL });
+
+  old_when = sk_json_get_object (before, "when");
+  when = json_object_new ();
+  if (old_when != NULL)
+    copy_unknown_members (old_when, when, (const char * const[]) { prior_id, NULL });
+  if (text != NULL && text[0] != '\0')
+    json_object_set_string_member (when, prior_id, text);
+
+  if (json_object_get_size (when) > 0)
+    json_object_set_object_member (self->skele_extra, "when", when);
+  else
+    json_object_unref (when);
+
+  if (!json_object_equal (before, self->skele_extra))
+    _sk_node_emit_changed (self);
+}

@@ -834,6 +834,7 @@ sk_node_state_to_string (SkNodeState state)
     case SK_NODE_STATE_UP_TO_DATE: return "up-to-date";
     case SK_NODE_STATE_WRITING_CODE: return "writing-code";
     case SK_NODE_STATE_NO_CODE: return "no-code";
+    case SK_NODE_STATE_AWAITING_APPROVAL: return "awaiting-approval";
     default: return "unknown";
     }
 }
@@ -860,6 +861,7 @@ sk_node_state_describe (SkNodeState state)
     case SK_NODE_STATE_UP_TO_DATE: return _("Up to date");
     case SK_NODE_STATE_WRITING_CODE: return _("Writing code");
     case SK_NODE_STATE_NO_CODE: return _("No code yet");
+    case SK_NODE_STATE_AWAITING_APPROVAL: return _("Waiting for approval");
     default: return "";
     }
 }
@@ -878,7 +880,8 @@ sk_node_state_is_finished (SkNodeState state)
          state == SK_NODE_STATE_SKIPPED ||
          state == SK_NODE_STATE_CANCELLED ||
          state == SK_NODE_STATE_UP_TO_DATE ||
-         state == SK_NODE_STATE_NO_CODE;
+         state == SK_NODE_STATE_NO_CODE ||
+         state == SK_NODE_STATE_AWAITING_APPROVAL;
 }
 
 /**

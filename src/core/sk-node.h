@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  * @SK_NODE_STATE_WRITING_CODE: the coding agent is writing or repairing the script
  * @SK_NODE_STATE_NO_CODE: the node has no script, or one with nothing but
  *   spaces, and no coding agent was there to write it, so it was not run
+ * @SK_NODE_STATE_AWAITING_APPROVAL: the node is an approval gate whose
+ *   inputs are ready; the run stopped before it until someone decides
  */
 typedef enum
 {
@@ -43,6 +45,7 @@ typedef enum
   SK_NODE_STATE_UP_TO_DATE,
   SK_NODE_STATE_WRITING_CODE,
   SK_NODE_STATE_NO_CODE,
+  SK_NODE_STATE_AWAITING_APPROVAL,
 } SkNodeState;
 
 #define SK_TYPE_NODE (sk_node_get_type())
@@ -110,6 +113,11 @@ char               **sk_node_get_read_paths    (SkNode              *self);
 void                 sk_node_set_permissions   (SkNode              *self,
                                                 gboolean             network,
                                                 const char * const  *read_paths);
+void                 sk_node_set_approval      (SkNode              *self,
+                                                gboolean             approval);
+void                 sk_node_set_condition     (SkNode              *self,
+                                                const char          *prior_id,
+                                                const char          *condition);
 void                 sk_node_get_tokens        (SkNode              *self,
                                                 guint64             *prompt_tokens,
                                                 guint64             *completion_tokens);

@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "sk-json.h"
+#include "sk-control-flow.h"
 #include "sk-run-record.h"
 #include "sk-step-folder.h"
 #include "sk-util.h"
@@ -204,7 +205,10 @@ typedef struct
   GStrv   input_names;
   GStrv   input_paths;
   GArray *priors;
+  char   *foreach;
+  char   *foreach_prior;
   char   *fingerprint;
+  char   *item_base;
   char   *problem;
 } FingerprintJob;
 
@@ -225,6 +229,9 @@ fingerprint_job_free (gpointer data)
   g_strfreev (job->input_names);
   g_strfreev (job->input_paths);
   g_array_unref (job->priors);
+  g_free (job->foreach);
+  g_free (job->foreach_prior);
+  g_free (job->item_base);
   g_free (job->fingerprint);
   g_free (job->problem);
   g_free (job);
@@ -270,6 +277,19 @@ sk_fingerprints_new (SkProject  *project,
       FingerprintJob *job = g_new0 (FingerprintJob, 1);
 
       job->key = g_strdup (sk_node_get_key (node));
+      {
+        const char *foreach_prior_id = NULL;
+        const char *foreach_path = NULL;
+
+        if (sk_node_get_foreach (node, &foreach_prior_id, &foreach_path))
+          {
+            SkNode *foreach_prior = sk_project_get_node (project, foreach_prior_id);
+
+            job->foreach = g_strconcat (foreach_prior_id, " ", foreach_path, NULL);
+            if (foreach_prior != NULL)
+              job->foreach_prior = g_strdup (sk_node_get_key (foreach_prior));
+          }
+      }
       job->script_path = script != NULL ? g_file_get_path (script) : NULL;
       job->input_text = g_strdup (sk_node_get_input_text (node));
 
@@ -359,6 +379,28 @@ compute (SkFingerprints *self,
           checksum_string (checksum, "hash",
                            hash != NULL ? hash
                            : state == FILE_NOT_REGULAR ? "not a regular file" : "missing");
+        }
+
+      if (job->foreach != NULL)
+        checksum_string (checksum, "foreach", job->foreach);
+
+      /* A for-each step's items do not depend on the whole list they come
+       * from, only on their own element of it, which the runner adds. */
+      if (job->foreach != NULL)
+        {
+          g_autoptr(GChecksum) base = g_checksum_copy (checksum);
+
+          for (guint j = 0; j < job->priors->len; j++)
+            {
+              FingerprintJob *prior = g_ptr_array_index (self->jobs,
+                                                         g_array_index (job->priors, guint, j));
+
+              checksum_string (base, "prior", prior->key);
+              if (g_strcmp0 (prior->key, job->foreach_prior) != 0)
+                checksum_string (base, "fingerprint", prior->fingerprint);
+            }
+          g_free (job->item_base);
+          job->item_base = g_strdup (g_checksum_get_string (base));
         }
 
       for (guint j = 0; j < job->priors->len; j++)
@@ -457,6 +499,29 @@ sk_fingerprints_compute_finish (GAsyncResult  *result,
                         NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * sk_fingerprints_get_item_base:
+ * @self: computed fingerprints
+ * @position: the position of a for-each step in the order they were made
+ *   from
+ *
+ * Returns: (nullable): what the fingerprint of each item of the step is
+ *   made from besides its own element: everything the step's fingerprint
+ *   covers except the list it runs over; %NULL for other steps
+ */
+const char *
+sk_fingerprints_get_item_base (SkFingerprints *self,
+                               guint           position)
+{
+  FingerprintJob *job;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (position < self->jobs->len, NULL);
+
+  job = g_ptr_array_index (self->jobs, position);
+  return job->item_base;
 }
 
 /**

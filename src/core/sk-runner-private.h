@@ -29,6 +29,7 @@ struct _SkRunner
   guint    allow_network : 1;
 
   SkSandboxPolicy sandbox_policy;
+  GStrv    approve;
 
   guint    in_memory : 1;
   guint    force : 1;

@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sk-agent.h"
+#include "sk-control-flow.h"
 #include "sk-harness.h"
 #include "sk-json.h"
 #include "sk-process.h"
@@ -22,6 +23,7 @@
 #include "sk-runner-private.h"
 #include "sk-sandbox.h"
 #include "sk-step-folder.h"
+#include "sk-util.h"
 
 /* One run in progress: it schedules the nodes, lets the coding agent write
  * and repair their scripts, and turns what the harness reports into the
@@ -43,6 +45,35 @@ struct _NodeRun
   char            *fingerprint;
   char            *missing_priors;
   char            *blocked_by;
+
+  /* The gate waiting for approval that the node needs, through its priors. */
+  char            *held_by;
+
+  /* Of a node whose successors carry conditions on it: the successor
+   * taken, the conditions that raised, by successor key, and why none
+   * could be tried. */
+  char            *branch_taken;
+  JsonObject      *branch_errors;
+  char            *branch_failure;
+
+  /* A for-each step's items, each run as a NodeRun of its own in the
+   * folder KEY/items/N with a node of its own (DESIGN §10). */
+  NodeRun         *parent;
+  guint            item_index;
+  GPtrArray       *items;
+  char            *item_fingerprint_base;
+  guint            item_count;
+  guint            items_pending;
+  guint            items_ran;
+  guint            items_skipped;
+  guint            items_failed;
+  char            *item_failure;
+  char            *report;
+
+  /* A command of the harness other than running the node (DESIGN §10). */
+  SkHarnessLaunch *aux_launch;
+  void           (*aux_done) (NodeRun    *node_run,
+                              JsonObject *report);
   SkHarnessSpec   *spec;
   char            *input_problem;
   GPtrArray       *successors;
@@ -51,6 +82,7 @@ struct _NodeRun
   JsonObject      *result;
   char            *stderr_tail;
   gint64           started;
+  gint64           ended;
   guint            timeout_id;
   guint            pending_priors;
   SkNodeState      final_state;
@@ -73,6 +105,8 @@ struct _NodeRun
   guint            code_changed : 1;
   guint            upstream_changed : 1;
   guint            waiting : 1;
+  guint            held : 1;
+  guint            missing_unsettled : 1;
 };
 
 struct _Run
@@ -97,16 +131,26 @@ struct _Run
   /* The in-memory worker and the node it is running. */
   SkHarnessWorker *worker;
   NodeRun         *worker_node;
+  NodeRun         *worker_aux;
   guint            worker_kill_id;
   char            *worker_failure;
 
   guint         in_memory : 1;
+  guint         saved : 1;
   guint         force : 1;
   guint         completing : 1;
   guint         generate_only : 1;
 };
 
 static void schedule (Run *run);
+static void complete_item (NodeRun     *item,
+                           SkNodeState  state,
+                           const char  *error_text,
+                           const char  *detail);
+static gboolean start_item (NodeRun *item);
+static gboolean start_foreach (NodeRun *node_run);
+static gboolean needs_branches (NodeRun *node_run);
+static void start_branches (NodeRun *node_run);
 static void finish_node (NodeRun *node_run);
 static gboolean start_node (NodeRun *node_run);
 static void start_agent (NodeRun    *node_run,
@@ -146,6 +190,15 @@ node_run_free (NodeRun *node_run)
   g_clear_pointer (&node_run->fingerprint, g_free);
   g_clear_pointer (&node_run->missing_priors, g_free);
   g_clear_pointer (&node_run->blocked_by, g_free);
+  g_clear_pointer (&node_run->held_by, g_free);
+  g_clear_pointer (&node_run->branch_taken, g_free);
+  g_clear_pointer (&node_run->branch_errors, json_object_unref);
+  g_clear_pointer (&node_run->branch_failure, g_free);
+  g_clear_object (&node_run->aux_launch);
+  g_clear_pointer (&node_run->items, g_ptr_array_unref);
+  g_clear_pointer (&node_run->item_fingerprint_base, g_free);
+  g_clear_pointer (&node_run->item_failure, g_free);
+  g_clear_pointer (&node_run->report, g_free);
   g_clear_pointer (&node_run->spec, sk_harness_spec_free);
   g_clear_pointer (&node_run->input_problem, g_free);
   g_clear_pointer (&node_run->successors, g_ptr_array_unref);
@@ -241,18 +294,20 @@ expected_fingerprint (NodeRun *node_run)
 }
 
 static gboolean
-write_record (NodeRun     *node_run,
-              const char  *status,
-              const char  *error_text,
-              const char  *detail,
-              GError     **error)
+write_record_full (NodeRun     *node_run,
+                   const char  *status,
+                   gboolean     in_memory,
+                   const char  *error_text,
+                   const char  *detail,
+                   GError     **error)
 {
   g_autofree char *fingerprint = NULL;
+  gint64 ended = node_run->ended != 0 ? node_run->ended : g_get_monotonic_time ();
   SkRunRecord record = {
     .status = status,
     .fingerprint = node_run->fingerprint,
-    .in_memory = node_run->run->in_memory,
-    .seconds = (g_get_monotonic_time () - node_run->started) / (double) G_USEC_PER_SEC,
+    .in_memory = in_memory,
+    .seconds = (ended - node_run->started) / (double) G_USEC_PER_SEC,
     .error = error_text,
     .detail = detail,
     .output_keys = sk_json_get_member (node_run->result, "output_keys"),
@@ -261,6 +316,79 @@ write_record (NodeRun     *node_run,
   record.fingerprint = fingerprint = expected_fingerprint (node_run);
 
   return sk_run_record_write (node_run->folder_path, node_run->node, &record, error);
+}
+
+static gboolean
+write_record (NodeRun     *node_run,
+              const char  *status,
+              const char  *error_text,
+              const char  *detail,
+              GError     **error)
+{
+  return write_record_full (node_run, status, node_run->run->in_memory, error_text, detail, error);
+}
+
+/* Lets the successors of @node_run go on once it is over, and what it
+ * says of the run, a step without code or a gate that waits, reach them.
+ */
+static void
+release_successors (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  SkNodeState state = node_run->final_state;
+
+  for (guint i = 0; i < node_run->successors->len; i++)
+    {
+      NodeRun *next = g_ptr_array_index (node_run->successors, i);
+
+      if (node_run->code_changed || node_run->upstream_changed)
+        next->upstream_changed = TRUE;
+
+      /* Running a step without the outputs of one that has no code yet
+       * would only fail in its place; it waits for that code. */
+      if (next->blocked_by == NULL && state == SK_NODE_STATE_NO_CODE)
+        next->blocked_by = g_strdup (sk_node_get_name (node_run->node));
+      else if (next->blocked_by == NULL && node_run->blocked_by != NULL)
+        next->blocked_by = g_strdup (node_run->blocked_by);
+
+      /* Nothing after a gate runs before someone decides on it. */
+      if (next->held_by == NULL && state == SK_NODE_STATE_AWAITING_APPROVAL)
+        next->held_by = g_strdup (sk_node_get_name (node_run->node));
+      else if (next->held_by == NULL && node_run->held_by != NULL)
+        next->held_by = g_strdup (node_run->held_by);
+
+      g_assert (next->pending_priors > 0);
+      if (--next->pending_priors == 0)
+        g_queue_push_tail (&run->ready, next);
+    }
+}
+
+/* A step's output text is its report; one that failed says why at its
+ * end, so that the workflow's file alone tells a reader what happened
+ * (DESIGN §4). */
+static void
+set_output_text (NodeRun     *node_run,
+                 SkNodeState  state,
+                 const char  *summary,
+                 const char  *error_text)
+{
+  g_autoptr(GString) text = g_string_new (summary);
+
+  if ((state == SK_NODE_STATE_FAILED || state == SK_NODE_STATE_NO_CODE) && error_text != NULL)
+    {
+      while (text->len > 0 && g_ascii_isspace (text->str[text->len - 1]))
+        g_string_truncate (text, text->len - 1);
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      if (state == SK_NODE_STATE_FAILED)
+        /* Translators: %s says why a step failed. */
+        g_string_append_printf (text, _("Failed: %s"), error_text);
+      else
+        g_string_append (text, error_text);
+      g_string_append_c (text, '\n');
+    }
+
+  sk_node_set_output_text (node_run->node, text->str);
 }
 
 static void
@@ -276,6 +404,7 @@ complete_node (NodeRun     *node_run,
   g_assert (!node_run->finished);
 
   node_run->finished = TRUE;
+  node_run->ended = g_get_monotonic_time ();
 
   if (node_run->started_running)
     {
@@ -298,8 +427,8 @@ complete_node (NodeRun     *node_run,
           error_text = own_error = g_strdup (summary_error->message);
         }
 
-      sk_node_set_output_text (node_run->node, summary != NULL ? summary : "");
       sk_node_set_output_files (node_run->node, (const char * const *) files);
+      set_output_text (node_run, state, summary, error_text);
 
       /* The record is written once the outputs are complete, and only a
        * record vouches for them: a step whose result could not be recorded
@@ -319,10 +448,19 @@ complete_node (NodeRun     *node_run,
   else if (state == SK_NODE_STATE_NO_CODE)
     {
       /* The outputs an earlier script left are not this step's any more. */
+      set_output_text (node_run, state, node_run->report, error_text);
       sk_run_record_withdraw (node_run->folder_path, key, NULL);
+    }
+  else if (state == SK_NODE_STATE_SKIPPED && error_text != NULL)
+    {
+      /* A step the control flow or a gate kept from running has no output
+       * of this run; what an earlier run left would pass for it. */
+      sk_node_set_output_text (node_run->node, "");
+      sk_node_set_output_files (node_run->node, NULL);
     }
   else if (state == SK_NODE_STATE_FAILED)
     {
+      set_output_text (node_run, state, node_run->report, error_text);
       /* An earlier successful record would let successors read a pickle
        * that no longer matches this node; one that cannot be replaced is
        * withdrawn.
@@ -340,9 +478,12 @@ complete_node (NodeRun     *node_run,
     case SK_NODE_STATE_SKIPPED:
       if (node_run->waiting)
         run->stats.waiting++;
+      else if (node_run->held)
+        run->stats.held++;
       else
         run->stats.skipped++;
       break;
+    case SK_NODE_STATE_AWAITING_APPROVAL: run->stats.awaiting_approval++; break;
     case SK_NODE_STATE_NO_CODE: run->stats.no_code++; break;
     case SK_NODE_STATE_UP_TO_DATE: run->stats.up_to_date++; break;
     case SK_NODE_STATE_CANCELLED: run->stats.cancelled++; break;
@@ -357,24 +498,12 @@ complete_node (NodeRun     *node_run,
   else if (state != SK_NODE_STATE_UP_TO_DATE)
     set_state (run, node_run->node, state);
 
-  for (guint i = 0; i < node_run->successors->len; i++)
-    {
-      NodeRun *next = g_ptr_array_index (node_run->successors, i);
-
-      if (node_run->code_changed || node_run->upstream_changed)
-        next->upstream_changed = TRUE;
-
-      /* Running a step without the outputs of one that has no code yet
-       * would only fail in its place; it waits for that code. */
-      if (next->blocked_by == NULL && state == SK_NODE_STATE_NO_CODE)
-        next->blocked_by = g_strdup (sk_node_get_name (node_run->node));
-      else if (next->blocked_by == NULL && node_run->blocked_by != NULL)
-        next->blocked_by = g_strdup (node_run->blocked_by);
-
-      g_assert (next->pending_priors > 0);
-      if (--next->pending_priors == 0)
-        g_queue_push_tail (&run->ready, next);
-    }
+  /* The successors that carry conditions on the node wait until they are
+   * tried on its output. */
+  if (needs_branches (node_run))
+    start_branches (node_run);
+  else
+    release_successors (node_run);
 
   g_assert (run->remaining > 0);
   run->remaining--;
@@ -605,6 +734,14 @@ finish_node (NodeRun *node_run)
   if (state == SK_NODE_STATE_FAILED)
     detail = compose_detail (traceback, node_run->stderr_tail);
 
+  if (node_run->parent != NULL)
+    {
+      run->running--;
+      complete_item (node_run, state, error_text, detail);
+      schedule (run);
+      return;
+    }
+
   if (state == SK_NODE_STATE_FAILED && run->runner->agent != NULL &&
       node_run->repairs < run->runner->repair_attempts &&
       !g_cancellable_is_cancelled (run->cancellable))
@@ -633,7 +770,8 @@ finish_node (NodeRun *node_run)
 
 /* Tells the harness where each prior's outputs are. */
 static SkHarnessSpec *
-build_spec (NodeRun *node_run)
+build_spec_in (NodeRun    *node_run,
+               const char *spec_folder)
 {
   Run *run = node_run->run;
   g_autoptr(GPtrArray) priors = sk_project_get_prior_nodes (run->project, node_run->node);
@@ -641,7 +779,8 @@ build_spec (NodeRun *node_run)
   SkHarnessSpec *spec;
 
   g_clear_pointer (&node_run->missing_priors, g_free);
-  spec = sk_harness_spec_new (workflow_path, node_run->folder_path,
+  node_run->missing_unsettled = FALSE;
+  spec = sk_harness_spec_new (workflow_path, spec_folder,
                               sk_node_get_key (node_run->node),
                               sk_runner_get_log_limit (run->runner));
 
@@ -680,6 +819,14 @@ build_spec (NodeRun *node_run)
         {
           g_autofree char *missing = node_run->missing_priors;
 
+          /* A prior that was skipped, by its own choice, a condition or a
+           * decision, would be skipped again with the same inputs; one that
+           * failed or was stopped may give its outputs next time. */
+          if (prior_run == NULL || !prior_run->selected ||
+              prior_run->final_state != SK_NODE_STATE_SKIPPED ||
+              prior_run->waiting || prior_run->held)
+            node_run->missing_unsettled = TRUE;
+
           node_run->missing_priors = missing != NULL
             ? g_strconcat (missing, " ", sk_node_get_key (prior), NULL)
             : g_strdup (sk_node_get_key (prior));
@@ -687,6 +834,12 @@ build_spec (NodeRun *node_run)
     }
 
   return spec;
+}
+
+static SkHarnessSpec *
+build_spec (NodeRun *node_run)
+{
+  return build_spec_in (node_run, node_run->folder_path);
 }
 
 static void
@@ -716,8 +869,9 @@ add_step_reads (NodeRun    *node_run,
                 const char *workflow_path,
                 GPtrArray  *read_only)
 {
-  g_auto(GStrv) reads = sk_node_get_read_paths (node_run->node);
-  const char * const *inputs = sk_node_get_input_files (node_run->node);
+  SkNode *node = node_run->parent != NULL ? node_run->parent->node : node_run->node;
+  g_auto(GStrv) reads = sk_node_get_read_paths (node);
+  const char * const *inputs = sk_node_get_input_files (node);
   g_autofree char *workflow_real = realpath (workflow_path, NULL);
   g_autofree char *workflow_prefix = g_strconcat (workflow_real != NULL ? workflow_real : workflow_path,
                                                   "/", NULL);
@@ -762,8 +916,11 @@ static void
 run_mounts_add_step (RunMounts *self,
                      NodeRun   *node_run)
 {
+  /* An item of a for-each has the permissions of its step. */
+  SkNode *node = node_run->parent != NULL ? node_run->parent->node : node_run->node;
+
   g_ptr_array_add (self->mounts.writable, node_run->folder_path);
-  self->mounts.network |= sk_node_get_network (node_run->node);
+  self->mounts.network |= sk_node_get_network (node);
   add_step_reads (node_run, self->workflow_path, self->mounts.read_only);
 }
 
@@ -863,6 +1020,14 @@ worker_reply_cb (SkHarnessWorker *worker,
   if (reply == NULL)
     worker_fail (run, _("The Python worker of the in-memory mode stopped unexpectedly."));
 
+  if (run->worker_aux != NULL)
+    {
+      NodeRun *aux = g_steal_pointer (&run->worker_aux);
+
+      aux->aux_done (aux, reply);
+      return;
+    }
+
   if (node_run == NULL)
     return;
 
@@ -891,12 +1056,9 @@ worker_kill_cb (gpointer user_data)
 }
 
 static gboolean
-start_in_memory (NodeRun  *node_run,
-                 GError  **error)
+ensure_worker (Run     *run,
+               GError **error)
 {
-  Run *run = node_run->run;
-  g_autoptr(SkHarnessSpec) spec = NULL;
-
   if (run->worker_failure != NULL)
     {
       g_set_error_literal (error, SK_RUNNER_ERROR, SK_RUNNER_ERROR_WORKER, run->worker_failure);
@@ -925,6 +1087,19 @@ start_in_memory (NodeRun  *node_run,
       if (run->worker == NULL)
         return FALSE;
     }
+
+  return TRUE;
+}
+
+static gboolean
+start_in_memory (NodeRun  *node_run,
+                 GError  **error)
+{
+  Run *run = node_run->run;
+  g_autoptr(SkHarnessSpec) spec = NULL;
+
+  if (!ensure_worker (run, error))
+    return FALSE;
 
   spec = g_steal_pointer (&node_run->spec);
   run->worker_node = node_run;
@@ -966,6 +1141,811 @@ node_timeout_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Control flow ------------------------------------------------------------ */
+
+static void
+aux_launch_done_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  NodeRun *node_run = user_data;
+  g_autoptr(JsonObject) report = NULL;
+
+  sk_harness_launch_wait_finish (SK_HARNESS_LAUNCH (object), result, NULL);
+  report = sk_harness_launch_get_report (SK_HARNESS_LAUNCH (object));
+  g_clear_object (&node_run->aux_launch);
+  node_run->aux_done (node_run, report);
+}
+
+/* Asks the harness for a command of the control flow about @node_run, in
+ * its own process or in the in-memory worker, which holds the outputs;
+ * @done receives the report, or %NULL when there is none. The caller
+ * counts the command as running. */
+static void
+start_aux (NodeRun        *node_run,
+           SkHarnessSpec  *spec,
+           void          (*done) (NodeRun    *node_run,
+                                  JsonObject *report))
+{
+  Run *run = node_run->run;
+  g_autoptr(SkHarnessSpec) owned = spec;
+  g_autoptr(GError) error = NULL;
+
+  node_run->aux_done = done;
+
+  if (run->in_memory)
+    {
+      /* The worker runs one thing at a time, and nothing else runs while
+       * a command of the control flow does. */
+      g_assert (run->worker_node == NULL && run->worker_aux == NULL);
+      if (ensure_worker (run, NULL))
+        {
+          run->worker_aux = node_run;
+          if (sk_harness_worker_send (run->worker, spec, &error))
+            return;
+          run->worker_aux = NULL;
+          worker_fail (run, _("The Python worker of the in-memory mode stopped unexpectedly."));
+        }
+    }
+  else
+    {
+      g_auto(RunMounts) mounts = { 0 };
+
+      run_mounts_init (&mounts, run);
+      run_mounts_add_step (&mounts, node_run);
+      mounts.mounts.cwd = node_run->folder_path;
+      node_run->aux_launch = sk_harness_launch_spawn (run->sandbox, &mounts.mounts, run->harness,
+                                                      spec, &error);
+      if (node_run->aux_launch != NULL)
+        {
+          sk_harness_launch_wait_async (node_run->aux_launch, run->cancellable,
+                                        aux_launch_done_cb, node_run);
+          return;
+        }
+    }
+
+  done (node_run, NULL);
+}
+
+static gboolean
+has_output (NodeRun *node_run)
+{
+  return node_run->final_state == SK_NODE_STATE_SUCCEEDED ||
+         node_run->final_state == SK_NODE_STATE_UP_TO_DATE;
+}
+
+/* Whether successors in this run carry conditions on @node_run's output,
+ * which must be tried before they go on. */
+static gboolean
+needs_branches (NodeRun *node_run)
+{
+  const char *id = sk_node_get_id (node_run->node);
+
+  if (node_run->run->generate_only || !has_output (node_run))
+    return FALSE;
+
+  for (guint i = 0; i < node_run->successors->len; i++)
+    {
+      NodeRun *next = g_ptr_array_index (node_run->successors, i);
+
+      if (sk_node_get_condition (next->node, id) != NULL)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static void
+branches_done (NodeRun    *node_run,
+               JsonObject *report)
+{
+  Run *run = node_run->run;
+  JsonNode *errors = sk_json_get_member (report, "errors");
+
+  run->running--;
+
+  if (g_strcmp0 (sk_json_get_string (report, "status"), "success") == 0)
+    {
+      node_run->branch_taken = g_strdup (sk_json_get_string (report, "taken"));
+      if (errors != NULL && JSON_NODE_HOLDS_OBJECT (errors))
+        node_run->branch_errors = json_object_ref (json_node_get_object (errors));
+    }
+  else if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      node_run->branch_failure = g_strdup (_("The run was stopped before the conditions were "
+                                             "tried."));
+    }
+  else
+    {
+      const char *message = sk_json_get_string (report, "error");
+
+      node_run->branch_failure = message != NULL
+        ? g_strdup (message)
+        : g_strdup (run->worker_failure != NULL ? run->worker_failure
+                                                : _("Python ended without trying them."));
+    }
+
+  release_successors (node_run);
+  schedule (run);
+}
+
+static void
+start_branches (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  g_autoptr(GPtrArray) branches = sk_project_get_branches (run->project, node_run->node);
+  g_autoptr(JsonArray) list = json_array_new ();
+  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  const char *key = sk_node_get_key (node_run->node);
+  SkHarnessSpec *spec;
+
+  for (guint i = 0; i < branches->len; i++)
+    {
+      SkNode *next = g_ptr_array_index (branches, i);
+      JsonObject *branch = json_object_new ();
+
+      json_object_set_string_member (branch, "key", sk_node_get_key (next));
+      json_object_set_string_member (branch, "expr",
+                                     sk_node_get_condition (next, sk_node_get_id (node_run->node)));
+      json_array_add_object_element (list, branch);
+    }
+
+  spec = sk_harness_spec_new (workflow_path, node_run->folder_path, key,
+                              sk_runner_get_log_limit (run->runner));
+  sk_harness_spec_set_command (spec, "branch");
+  sk_harness_spec_set_member (spec, "prior", json_node_init_string (json_node_alloc (), key));
+  sk_harness_spec_set_member (spec, "source",
+                              json_node_init_string (json_node_alloc (),
+                                                     run->in_memory &&
+                                                     node_run->final_state == SK_NODE_STATE_SUCCEEDED
+                                                     ? "memory" : "file"));
+  sk_harness_spec_set_member (spec, "branches", json_node_init_array (json_node_alloc (), list));
+
+  run->running++;
+  start_aux (node_run, spec, branches_done);
+}
+
+/* Whether the conditions on the connections into @node_run let it run;
+ * if not, completes it with the reason. Conditions are tried only among
+ * steps that run together: a prior outside the run is read as it is. */
+static gboolean
+conditions_allow (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  g_autoptr(GPtrArray) priors = sk_project_get_prior_nodes (run->project, node_run->node);
+  const char *key = sk_node_get_key (node_run->node);
+
+  for (guint i = 0; i < priors->len; i++)
+    {
+      SkNode *prior = g_ptr_array_index (priors, i);
+      const char *expr = sk_node_get_condition (node_run->node, sk_node_get_id (prior));
+      NodeRun *prior_run = g_hash_table_lookup (run->node_runs, prior);
+      g_autofree char *message = NULL;
+      JsonNode *raised;
+
+      if (expr == NULL || prior_run == NULL || !prior_run->selected)
+        continue;
+
+      if (!has_output (prior_run))
+        {
+          /* Translators: %s is a step's name. */
+          message = g_strdup_printf (_("Not run: the condition on its connection from “%s” was "
+                                       "not tried, as “%s” gave no output."),
+                                     sk_node_get_name (prior), sk_node_get_name (prior));
+          complete_node (node_run, SK_NODE_STATE_SKIPPED, message, NULL);
+          return FALSE;
+        }
+
+      if (prior_run->branch_failure != NULL)
+        {
+          /* Translators: the first %s is a step's name, the second why. */
+          message = g_strdup_printf (_("The conditions after “%s” could not be tried: %s"),
+                                     sk_node_get_name (prior), prior_run->branch_failure);
+          complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+          return FALSE;
+        }
+
+      raised = prior_run->branch_errors != NULL
+               ? json_object_get_member (prior_run->branch_errors, key) : NULL;
+      if (raised != NULL && JSON_NODE_HOLDS_VALUE (raised))
+        {
+          /* Translators: the first %s is a Python expression, the second a
+           * step's name, the third the error it raised. */
+          message = g_strdup_printf (_("The condition %s on the connection from “%s” could not "
+                                       "be evaluated: %s"),
+                                     expr, sk_node_get_name (prior), json_node_get_string (raised));
+          complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+          return FALSE;
+        }
+
+      if (g_strcmp0 (prior_run->branch_taken, key) != 0)
+        {
+          SkNode *taken = prior_run->branch_taken != NULL
+                          ? sk_project_get_node_by_key (run->project, prior_run->branch_taken)
+                          : NULL;
+
+          if (taken != NULL)
+            /* Translators: both %s are steps' names. */
+            message = g_strdup_printf (_("Condition not met: after “%s”, “%s” was taken."),
+                                       sk_node_get_name (prior), sk_node_get_name (taken));
+          else
+            /* Translators: %s is a step's name. */
+            message = g_strdup_printf (_("Condition not met: no condition after “%s” is true."),
+                                       sk_node_get_name (prior));
+          complete_node (node_run, SK_NODE_STATE_SKIPPED, message, NULL);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* A step whose priors were all skipped in this run has nothing to work on:
+ * it is skipped too, which is how a branch not taken or a denied gate
+ * skips what depends only on it. */
+static gboolean
+all_priors_skipped (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  g_autoptr(GPtrArray) priors = sk_project_get_prior_nodes (run->project, node_run->node);
+
+  if (priors->len == 0)
+    return FALSE;
+
+  for (guint i = 0; i < priors->len; i++)
+    {
+      NodeRun *prior_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (priors, i));
+
+      if (prior_run == NULL || !prior_run->selected ||
+          prior_run->final_state != SK_NODE_STATE_SKIPPED ||
+          prior_run->waiting || prior_run->held)
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Whether an approval gate lets @node_run run: it does once approved for
+ * what it receives now. Otherwise the gate is completed, skipped when
+ * denied, or waiting, and the run stops before it. */
+static gboolean
+gate_allows (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  const char *key = sk_node_get_key (node_run->node);
+  const char * const *approve = sk_runner_get_approve (run->runner);
+  g_autoptr(SkApproval) approval = NULL;
+  g_autoptr(GError) error = NULL;
+  SkRunRecord record = { .status = "waiting", .in_memory = run->in_memory };
+
+  if (run->generate_only || !sk_node_get_approval (node_run->node))
+    return TRUE;
+
+  approval = sk_approval_read (node_run->folder_path, key);
+  if (approval != NULL && g_strcmp0 (approval->fingerprint, node_run->fingerprint) == 0)
+    {
+      g_autofree char *decision = sk_approval_describe (approval);
+
+      if (approval->approved)
+        return TRUE;
+
+      complete_node (node_run, SK_NODE_STATE_SKIPPED, decision, NULL);
+      return FALSE;
+    }
+
+  if (approve != NULL && g_strv_contains (approve, key) && node_run->fingerprint != NULL)
+    {
+      if (sk_approval_write (node_run->folder_path, key, TRUE, node_run->fingerprint,
+                             _("Approved up front when the run was started."), &error))
+        return TRUE;
+
+      complete_node (node_run, SK_NODE_STATE_FAILED, error->message, NULL);
+      return FALSE;
+    }
+
+  /* The record keeps what the gate waits for, for a decision taken after
+   * the run, from the window or the command line; until then no earlier
+   * result of the gate may reach its successors. */
+  sk_node_set_output_text (node_run->node, "");
+  sk_node_set_output_files (node_run->node, NULL);
+  record.fingerprint = node_run->fingerprint;
+  if (record.fingerprint == NULL ||
+      !sk_run_record_write (node_run->folder_path, node_run->node, &record, &error))
+    sk_run_record_withdraw (node_run->folder_path, key, NULL);
+
+  complete_node (node_run, SK_NODE_STATE_AWAITING_APPROVAL,
+                 _("This step needs approval before it runs. Look at what it receives and at its "
+                   "code, then approve or deny it."), NULL);
+  return FALSE;
+}
+
+/* For each ------------------------------------------------------------------ */
+
+#define MAX_ITEMS_IN_REPORT 50
+
+/* Removes a folder an item no longer in the list left, without following
+ * any link out of it. */
+static void
+remove_tree (GFile *file)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+
+  children = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+  while (children != NULL)
+    {
+      GFileInfo *info = NULL;
+      GFile *child = NULL;
+
+      if (!g_file_enumerator_iterate (children, &info, &child, NULL, NULL) || info == NULL)
+        break;
+      if (g_file_query_file_type (child, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) == G_FILE_TYPE_DIRECTORY)
+        remove_tree (child);
+      else
+        g_file_delete (child, NULL, NULL);
+    }
+
+  g_file_delete (file, NULL, NULL);
+}
+
+static void
+remove_items_from (NodeRun *node_run,
+                   guint    count)
+{
+  g_autofree char *items_path = g_build_filename (node_run->folder_path, "items", NULL);
+  g_autoptr(GDir) dir = g_dir_open (items_path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      guint64 index;
+
+      if (g_ascii_string_to_unsigned (name, 10, 0, G_MAXUINT, &index, NULL) && index >= count)
+        {
+          g_autofree char *path = g_build_filename (items_path, name, NULL);
+          g_autoptr(GFile) file = g_file_new_for_path (path);
+
+          remove_tree (file);
+        }
+    }
+}
+
+static char *
+item_folder (NodeRun *node_run,
+             guint    index)
+{
+  g_autofree char *name = g_strdup_printf ("%u", index);
+
+  return g_build_filename (node_run->folder_path, "items", name, NULL);
+}
+
+/* An item runs again when the step, what it receives, or its own element
+ * of the list changed; the others keep their results. */
+static char *
+item_fingerprint (NodeRun    *node_run,
+                  guint       index,
+                  const char *checksum)
+{
+  g_autofree char *text = g_strdup_printf ("%s\nwithout %s\nitem %u %s",
+                                           node_run->item_fingerprint_base != NULL
+                                           ? node_run->item_fingerprint_base : "",
+                                           node_run->missing_priors != NULL
+                                           ? node_run->missing_priors : "",
+                                           index, checksum);
+
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+/* The line of an item's report that tells it from the others: the first
+ * line describes the task, the same for every item, so the next one. */
+static char *
+item_line (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text != NULL ? text : "", "\n", -1);
+  const char *first = NULL;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (sk_util_is_blank (lines[i]))
+        continue;
+      if (first != NULL)
+        return g_strstrip (g_strdup (lines[i]));
+      first = lines[i];
+    }
+
+  return g_strstrip (g_strdup (first != NULL ? first : ""));
+}
+
+/* The step's report: how its items went, and the last line of each item's
+ * own report, and its files, as paths in the step's folder. */
+static void
+compose_foreach_outputs (NodeRun *node_run)
+{
+  const char *key = sk_node_get_key (node_run->node);
+  g_autoptr(GString) report = g_string_new (NULL);
+  g_autoptr(GStrvBuilder) files = g_strv_builder_new ();
+  g_auto(GStrv) all_files = NULL;
+  guint up_to_date = node_run->item_count - node_run->items_ran - node_run->items_skipped -
+                     node_run->items_failed;
+
+  g_string_append_printf (report,
+                          g_dngettext (GETTEXT_PACKAGE, "Ran for each of %u item: ",
+                                       "Ran for each of %u items: ", node_run->item_count),
+                          node_run->item_count);
+  g_string_append_printf (report, _("%u ran, %u up to date, %u skipped, %u failed."),
+                          node_run->items_ran, up_to_date, node_run->items_skipped,
+                          node_run->items_failed);
+  g_string_append_c (report, '\n');
+
+  for (guint i = 0; i < node_run->item_count; i++)
+    {
+      g_autofree char *folder = item_folder (node_run, i);
+      g_autoptr(JsonObject) record = sk_run_record_read (folder, key);
+      g_autofree char *line = NULL;
+      JsonArray *item_files = sk_json_get_array (record, "output_files");
+
+      if (i < MAX_ITEMS_IN_REPORT)
+        {
+          line = item_line (sk_json_get_string (record, "output_text"));
+          /* Translators: %u counts items from 1, %s is the end of its report. */
+          g_string_append_printf (report, _("Item %u: %s"), i + 1,
+                                  line[0] != '\0' ? line : sk_json_get_string (record, "status"));
+          g_string_append_c (report, '\n');
+        }
+      else if (i == MAX_ITEMS_IN_REPORT)
+        {
+          g_string_append_printf (report, _("… and %u more items."), node_run->item_count - i);
+          g_string_append_c (report, '\n');
+        }
+
+      for (guint j = 0; item_files != NULL && j < json_array_get_length (item_files); j++)
+        {
+          g_autofree char *path = g_strdup_printf ("items/%u/%s", i,
+                                                   json_array_get_string_element (item_files, j));
+
+          g_strv_builder_add (files, path);
+        }
+    }
+
+  g_free (node_run->report);
+  node_run->report = g_strdup (report->str);
+  sk_node_set_output_text (node_run->node, report->str);
+  all_files = g_strv_builder_end (files);
+  sk_node_set_output_files (node_run->node, (const char * const *) all_files);
+}
+
+static void
+foreach_joined (NodeRun    *node_run,
+                JsonObject *report)
+{
+  Run *run = node_run->run;
+  g_autoptr(GError) error = NULL;
+
+  run->running--;
+
+  if (g_strcmp0 (sk_json_get_string (report, "status"), "success") != 0)
+    {
+      const char *message = sk_json_get_string (report, "error");
+      g_autofree char *text = NULL;
+
+      /* Translators: %s says why. */
+      text = g_strdup_printf (_("The items’ outputs could not be put together: %s"),
+                              message != NULL ? message : _("Python ended without a report."));
+      complete_node (node_run, g_cancellable_is_cancelled (run->cancellable)
+                               ? SK_NODE_STATE_CANCELLED : SK_NODE_STATE_FAILED, text, NULL);
+      schedule (run);
+      return;
+    }
+
+  g_clear_pointer (&node_run->result, json_object_unref);
+  node_run->result = json_object_ref (report);
+  if (!write_record (node_run, "success", NULL, NULL, &error))
+    {
+      g_autofree char *text = g_strdup_printf (_("The step ran, but its result could not "
+                                                 "be recorded: %s"), error->message);
+
+      complete_node (node_run, SK_NODE_STATE_FAILED, text, NULL);
+      schedule (run);
+      return;
+    }
+
+  complete_node (node_run, SK_NODE_STATE_SUCCEEDED, NULL, NULL);
+  schedule (run);
+}
+
+/* Once every item is over: the step failed with its first failed item, or
+ * its output is the list of its items' outputs. */
+static void
+finish_foreach (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  const char *key = sk_node_get_key (node_run->node);
+  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  g_autofree char *expected = expected_fingerprint (node_run);
+  g_autoptr(JsonObject) record = NULL;
+  SkHarnessSpec *spec;
+
+  compose_foreach_outputs (node_run);
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      complete_node (node_run, SK_NODE_STATE_CANCELLED,
+                     _("The run was stopped before every item had run."), NULL);
+      return;
+    }
+
+  if (node_run->items_failed > 0)
+    {
+      complete_node (node_run, SK_NODE_STATE_FAILED, node_run->item_failure, NULL);
+      return;
+    }
+
+  record = sk_run_record_read (node_run->folder_path, key);
+  if (node_run->items_ran == 0 && node_run->items_skipped == 0 && !run->force &&
+      !node_run->missing_unsettled &&
+      sk_run_record_is_usable (record, node_run->folder_path, key, expected))
+    {
+      sk_run_record_restore_outputs (record, node_run->node);
+      complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
+      return;
+    }
+
+  sk_run_record_withdraw (node_run->folder_path, key, NULL);
+  spec = sk_harness_spec_new (workflow_path, node_run->folder_path, key,
+                              sk_runner_get_log_limit (run->runner));
+  sk_harness_spec_set_command (spec, "join");
+  sk_harness_spec_set_member (spec, "count",
+                              json_node_init_int (json_node_alloc (), node_run->item_count));
+  run->running++;
+  start_aux (node_run, spec, foreach_joined);
+}
+
+static void
+complete_item (NodeRun     *item,
+               SkNodeState  state,
+               const char  *error_text,
+               const char  *detail)
+{
+  NodeRun *parent = item->parent;
+  const char *key = sk_node_get_key (item->node);
+
+  g_assert (!item->finished);
+  item->finished = TRUE;
+  item->ended = g_get_monotonic_time ();
+  item->final_state = state;
+
+  if (item->started_running)
+    {
+      g_auto(GStrv) files = sk_run_record_changed_files (item->folder_path, key,
+                                                         sk_node_get_input_files (parent->node),
+                                                         item->snapshot);
+      g_autofree char *summary = sk_run_record_read_summary (item->folder_path, key,
+                                                             item->snapshot, NULL);
+
+      sk_node_set_output_files (item->node, (const char * const *) files);
+      set_output_text (item, state, summary, error_text);
+      if (!write_record (item, state_status (state), error_text, detail, NULL))
+        sk_run_record_withdraw (item->folder_path, key, NULL);
+    }
+
+  switch (state)
+    {
+    case SK_NODE_STATE_SUCCEEDED:
+      parent->items_ran++;
+      break;
+    case SK_NODE_STATE_SKIPPED:
+      parent->items_skipped++;
+      break;
+    default:
+      parent->items_failed++;
+      if (parent->item_failure == NULL)
+        /* Translators: the first two %u count items, %s says why one failed. */
+        parent->item_failure = g_strdup_printf (_("Item %u of %u failed: %s"),
+                                                item->item_index + 1, parent->item_count,
+                                                error_text != NULL ? error_text : _("it failed."));
+      break;
+    }
+
+  g_assert (parent->items_pending > 0);
+  if (--parent->items_pending == 0)
+    finish_foreach (parent);
+}
+
+static gboolean
+start_item (NodeRun *item)
+{
+  Run *run = item->run;
+  NodeRun *parent = item->parent;
+  g_autoptr(GError) error = NULL;
+  const char *prior_id = NULL;
+  const char *path = NULL;
+  SkNode *prior;
+  JsonObject *spec_item;
+  double milliseconds;
+  gboolean started;
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      complete_item (item, SK_NODE_STATE_CANCELLED, _("The run was stopped before this item started."), NULL);
+      return FALSE;
+    }
+
+  if (run->in_memory && run->worker_failure != NULL)
+    {
+      complete_item (item, SK_NODE_STATE_CANCELLED, run->worker_failure, NULL);
+      return FALSE;
+    }
+
+  g_mkdir_with_parents (item->folder_path, 0755);
+  if (!sk_run_record_withdraw (item->folder_path, sk_node_get_key (item->node), &error))
+    {
+      complete_item (item, SK_NODE_STATE_FAILED, error->message, NULL);
+      return FALSE;
+    }
+
+  sk_node_get_foreach (parent->node, &prior_id, &path);
+  prior = sk_project_get_node (run->project, prior_id);
+
+  item->snapshot = sk_run_record_snapshot_folder (item->folder_path);
+  item->started_running = TRUE;
+  item->spec = build_spec_in (parent, item->folder_path);
+  spec_item = json_object_new ();
+  json_object_set_string_member (spec_item, "prior", sk_node_get_key (prior));
+  json_object_set_string_member (spec_item, "path", path);
+  json_object_set_int_member (spec_item, "index", item->item_index);
+  sk_harness_spec_set_member (item->spec, "item", json_node_init_object (json_node_alloc (), spec_item));
+  json_object_unref (spec_item);
+  run->running++;
+
+  started = run->in_memory ? start_in_memory (item, &error) : start_isolated (item, &error);
+  if (!started)
+    {
+      g_autofree char *message = g_strdup_printf (_("Python could not be started: %s"),
+                                                  error->message);
+
+      run->running--;
+      complete_item (item, SK_NODE_STATE_FAILED, message, NULL);
+      return FALSE;
+    }
+
+  milliseconds = sk_runner_get_timeout (run->runner) * 1000;
+  if (milliseconds > 0 && milliseconds < G_MAXUINT)
+    item->timeout_id = g_timeout_add ((guint) milliseconds, node_timeout_cb, item);
+
+  return TRUE;
+}
+
+static void
+foreach_listed (NodeRun    *node_run,
+                JsonObject *report)
+{
+  Run *run = node_run->run;
+  const char *key = sk_node_get_key (node_run->node);
+  JsonArray *checksums = sk_json_get_array (report, "checksums");
+  g_autoptr(GChecksum) total = g_checksum_new (G_CHECKSUM_SHA256);
+
+  run->running--;
+
+  if (g_strcmp0 (sk_json_get_string (report, "status"), "success") != 0 || checksums == NULL)
+    {
+      const char *message = sk_json_get_string (report, "error");
+
+      complete_node (node_run, g_cancellable_is_cancelled (run->cancellable)
+                               ? SK_NODE_STATE_CANCELLED : SK_NODE_STATE_FAILED,
+                     message != NULL ? message : _("Python ended without listing the items."),
+                     NULL);
+      schedule (run);
+      return;
+    }
+
+  node_run->item_count = json_array_get_length (checksums);
+  node_run->items = g_ptr_array_new_with_free_func ((GDestroyNotify) node_run_free);
+  remove_items_from (node_run, node_run->item_count);
+
+  /* The step's own fingerprint covers its items, so that its joined output
+   * is up to date only for the same list. */
+  g_checksum_update (total, (const guchar *) (node_run->fingerprint != NULL ? node_run->fingerprint : ""), -1);
+
+  for (guint i = 0; i < node_run->item_count; i++)
+    {
+      const char *checksum = json_array_get_string_element (checksums, i);
+      g_autofree char *fingerprint = item_fingerprint (node_run, i, checksum != NULL ? checksum : "");
+      g_autofree char *folder = item_folder (node_run, i);
+      g_autoptr(JsonObject) record = sk_run_record_read (folder, key);
+      NodeRun *item;
+
+      g_checksum_update (total, (const guchar *) fingerprint, -1);
+
+      if (!run->force && !node_run->upstream_changed && !node_run->code_changed &&
+          sk_run_record_is_usable (record, folder, key, fingerprint))
+        continue;
+
+      item = g_new0 (NodeRun, 1);
+      item->run = run;
+      item->parent = node_run;
+      item->item_index = i;
+      item->node = sk_node_new (sk_node_get_id (node_run->node), sk_node_get_name (node_run->node));
+      item->folder_path = g_steal_pointer (&folder);
+      item->fingerprint = g_steal_pointer (&fingerprint);
+      item->successors = g_ptr_array_new ();
+      item->final_state = SK_NODE_STATE_QUEUED;
+      g_ptr_array_add (node_run->items, item);
+      g_queue_push_tail (&run->ready, item);
+    }
+
+  g_free (node_run->fingerprint);
+  node_run->fingerprint = g_strdup (g_checksum_get_string (total));
+
+  node_run->items_pending = node_run->items->len;
+  if (node_run->items_pending == 0)
+    finish_foreach (node_run);
+
+  schedule (run);
+}
+
+/* A for-each step first asks which items its list holds, then runs those
+ * that changed, each like a step of its own, up to the run's jobs at once. */
+static gboolean
+start_foreach (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  const char *prior_id = NULL;
+  const char *path = NULL;
+  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  SkHarnessSpec *spec;
+  SkNode *prior;
+  NodeRun *prior_run;
+  const char *source = "none";
+
+  sk_node_get_foreach (node_run->node, &prior_id, &path);
+  prior = sk_project_get_node (run->project, prior_id);
+  prior_run = prior != NULL ? g_hash_table_lookup (run->node_runs, prior) : NULL;
+
+  if (prior_run != NULL && prior_run->selected)
+    {
+      if (prior_run->final_state == SK_NODE_STATE_SUCCEEDED)
+        source = run->in_memory ? "memory" : "file";
+      else if (prior_run->final_state == SK_NODE_STATE_UP_TO_DATE)
+        source = "file";
+    }
+  else if (prior != NULL)
+    {
+      g_autoptr(GFile) folder = sk_project_get_node_folder (run->project, prior);
+      g_autofree char *folder_path = g_file_get_path (folder);
+      g_autoptr(JsonObject) record = sk_run_record_read (folder_path, sk_node_get_key (prior));
+
+      if (sk_run_record_is_usable (record, folder_path, sk_node_get_key (prior), NULL))
+        source = "file";
+    }
+
+  if (prior == NULL || g_str_equal (source, "none"))
+    {
+      g_autofree char *message = NULL;
+
+      /* Translators: %s is a step's name. */
+      message = g_strdup_printf (_("There is no list to run this step for: “%s” gave no output."),
+                                 prior != NULL ? sk_node_get_name (prior) : prior_id);
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      return FALSE;
+    }
+
+  g_clear_pointer (&node_run->spec, sk_harness_spec_free);
+  sk_node_set_error (node_run->node, NULL, NULL);
+  set_state (run, node_run->node, SK_NODE_STATE_RUNNING);
+
+  spec = sk_harness_spec_new (workflow_path, node_run->folder_path, sk_node_get_key (node_run->node),
+                              sk_runner_get_log_limit (run->runner));
+  sk_harness_spec_set_command (spec, "items");
+  sk_harness_spec_set_member (spec, "prior",
+                              json_node_init_string (json_node_alloc (), sk_node_get_key (prior)));
+  sk_harness_spec_set_member (spec, "source", json_node_init_string (json_node_alloc (), source));
+  sk_harness_spec_set_member (spec, "path", json_node_init_string (json_node_alloc (), path));
+
+  run->running++;
+  start_aux (node_run, spec, foreach_listed);
+  return TRUE;
+}
+
 /* Scheduling ------------------------------------------------------------- */
 
 static gboolean
@@ -982,6 +1962,9 @@ start_node (NodeRun *node_run)
   gboolean has_code;
 
   node_run->started = g_get_monotonic_time ();
+
+  if (node_run->parent != NULL)
+    return start_item (node_run);
 
   if (g_cancellable_is_cancelled (run->cancellable))
     {
@@ -1008,6 +1991,28 @@ start_node (NodeRun *node_run)
       complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
       return FALSE;
     }
+
+  if (node_run->held_by != NULL)
+    {
+      g_autofree char *message = NULL;
+
+      /* Translators: %s is the name of an approval gate. */
+      message = g_strdup_printf (_("Not run yet: it needs “%s”, which waits for approval."),
+                                 node_run->held_by);
+      node_run->held = TRUE;
+      complete_node (node_run, SK_NODE_STATE_SKIPPED, message, NULL);
+      return FALSE;
+    }
+
+  if (all_priors_skipped (node_run))
+    {
+      complete_node (node_run, SK_NODE_STATE_SKIPPED,
+                     _("Skipped: every step before it was skipped."), NULL);
+      return FALSE;
+    }
+
+  if (!conditions_allow (node_run))
+    return FALSE;
 
   if (node_run->blocked_by != NULL)
     {
@@ -1062,17 +2067,24 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
+  if (!gate_allows (node_run))
+    return FALSE;
+
   /* Where the priors' outputs come from decides whether the last result
    * still stands. */
   g_clear_pointer (&node_run->spec, sk_harness_spec_free);
   node_run->spec = build_spec (node_run);
+
+  if (sk_node_get_foreach (node_run->node, NULL, NULL))
+    return start_foreach (node_run);
+
   expected = expected_fingerprint (node_run);
 
   /* A step whose priors did not all give it their outputs in this run is
    * run again, so that it decides anew whether it can do without them,
    * rather than shown up to date beside a prior that failed. */
   record = sk_run_record_read (node_run->folder_path, key);
-  if (!run->force && !node_run->upstream_changed && node_run->missing_priors == NULL &&
+  if (!run->force && !node_run->upstream_changed && !node_run->missing_unsettled &&
       sk_run_record_is_usable (record, node_run->folder_path, key, expected))
     {
       sk_run_record_restore_outputs (record, node_run->node);
@@ -1146,11 +2158,82 @@ worker_closed_cb (GObject      *object,
   return_run (task);
 }
 
+static void complete_run (Run *run);
+
+static void
+outputs_saved (NodeRun    *carrier,
+               JsonObject *report)
+{
+  Run *run = carrier->run;
+  JsonNode *saved = sk_json_get_member (report, "saved");
+  JsonArray *keys = saved != NULL && JSON_NODE_HOLDS_ARRAY (saved) ? json_node_get_array (saved) : NULL;
+
+  for (guint i = 0; keys != NULL && i < json_array_get_length (keys); i++)
+    {
+      SkNode *node = sk_project_get_node_by_key (run->project,
+                                                 json_array_get_string_element (keys, i));
+      NodeRun *node_run = node != NULL ? g_hash_table_lookup (run->node_runs, node) : NULL;
+
+      /* A record that says the outputs are saved lets the next run find
+       * them up to date. */
+      if (node_run != NULL && node_run->final_state == SK_NODE_STATE_SUCCEEDED)
+        write_record_full (node_run, "success", FALSE, NULL, NULL, NULL);
+    }
+
+  run->running--;
+  complete_run (run);
+}
+
+/* In the in-memory mode the outputs live in the worker only. A run that
+ * stops at an approval gate saves them, so that the next one goes on from
+ * the gate without running again what came before it. */
+static gboolean
+save_outputs_at_gate (Run *run)
+{
+  g_autoptr(JsonArray) keys = json_array_new ();
+  g_autofree char *workflow_path = NULL;
+  NodeRun *carrier = NULL;
+  GHashTableIter iter;
+  NodeRun *node_run;
+  SkHarnessSpec *spec;
+
+  if (!run->in_memory || run->saved || run->worker == NULL || run->worker_failure != NULL ||
+      run->stats.awaiting_approval == 0 || g_cancellable_is_cancelled (run->cancellable))
+    return FALSE;
+
+  run->saved = TRUE;
+  g_hash_table_iter_init (&iter, run->node_runs);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &node_run))
+    {
+      if (node_run->final_state == SK_NODE_STATE_SUCCEEDED && node_run->started_running)
+        json_array_add_string_element (keys, sk_node_get_key (node_run->node));
+      else if (node_run->final_state == SK_NODE_STATE_AWAITING_APPROVAL)
+        carrier = node_run;
+    }
+
+  if (carrier == NULL || json_array_get_length (keys) == 0)
+    return FALSE;
+
+  workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  spec = sk_harness_spec_new (workflow_path, carrier->folder_path, sk_node_get_key (carrier->node),
+                              sk_runner_get_log_limit (run->runner));
+  sk_harness_spec_set_command (spec, "save");
+  sk_harness_spec_set_member (spec, "keys", json_node_init_array (json_node_alloc (), keys));
+
+  run->running++;
+  start_aux (carrier, spec, outputs_saved);
+  return TRUE;
+}
+
 static void
 complete_run (Run *run)
 {
-  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+  g_autoptr(GTask) task = NULL;
 
+  if (save_outputs_at_gate (run))
+    return;
+
+  task = g_steal_pointer (&run->task);
   run->completing = TRUE;
   run->stats.seconds = (g_get_monotonic_time () - run->started) / (double) G_USEC_PER_SEC;
 
@@ -1224,6 +2307,7 @@ fingerprints_ready_cb (GObject      *object,
       if (fingerprints != NULL)
         {
           node_run->fingerprint = g_strdup (sk_fingerprints_get (fingerprints, i));
+          node_run->item_fingerprint_base = g_strdup (sk_fingerprints_get_item_base (fingerprints, i));
           node_run->input_problem = g_strdup (sk_fingerprints_get_problem (fingerprints, i));
         }
       if (node_run->pending_priors == 0)

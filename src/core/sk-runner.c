@@ -101,6 +101,7 @@ sk_runner_finalize (GObject *object)
   SkRunner *self = (SkRunner *)object;
 
   g_clear_pointer (&self->python, g_free);
+  g_clear_pointer (&self->approve, g_strfreev);
   g_clear_object (&self->agent);
 
   G_OBJECT_CLASS (sk_runner_parent_class)->finalize (object);
@@ -417,6 +418,39 @@ sk_runner_set_force (SkRunner *self,
       self->force = force;
       g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_FORCE]);
     }
+}
+
+/**
+ * sk_runner_get_approve:
+ * @self: a #SkRunner
+ *
+ * Returns: (nullable) (array zero-terminated=1): the keys of the approval
+ *   gates that runs approve when they reach them
+ */
+const char * const *
+sk_runner_get_approve (SkRunner *self)
+{
+  g_return_val_if_fail (SK_IS_RUNNER (self), NULL);
+
+  return (const char * const *) self->approve;
+}
+
+/**
+ * sk_runner_set_approve:
+ * @self: a #SkRunner
+ * @keys: (nullable) (array zero-terminated=1): keys of approval gates
+ *
+ * Approves the gates named by @keys up front, as `skele run --approve`
+ * does: a run that reaches one keeps the decision and goes on.
+ */
+void
+sk_runner_set_approve (SkRunner           *self,
+                       const char * const *keys)
+{
+  g_return_if_fail (SK_IS_RUNNER (self));
+
+  g_strfreev (self->approve);
+  self->approve = g_strdupv ((char **) keys);
 }
 
 /**

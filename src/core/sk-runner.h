@@ -39,6 +39,9 @@ typedef enum
  * @no_code: nodes that have no code yet and no coding agent to write it
  * @waiting: nodes that were not run because a node they need, directly or
  *   through others, has no code yet; they are shown as skipped
+ * @awaiting_approval: approval gates the run stopped before (DESIGN §10)
+ * @held: nodes that were not run because they need, directly or through
+ *   others, a gate that waits for approval; they are shown as skipped
  *
  * What a run did, counted over the nodes that were asked to run. Each node
  * is counted once.
@@ -53,6 +56,8 @@ typedef struct
   double seconds;
   guint  no_code;
   guint  waiting;
+  guint  awaiting_approval;
+  guint  held;
 } SkRunStats;
 
 #define SK_TYPE_RUNNER (sk_runner_get_type())
@@ -83,6 +88,10 @@ void        sk_runner_set_sandbox_policy (SkRunner          *self,
 guint64     sk_runner_get_log_limit   (SkRunner             *self);
 void        sk_runner_set_log_limit   (SkRunner             *self,
                                        guint64               bytes);
+
+const char * const *sk_runner_get_approve (SkRunner         *self);
+void        sk_runner_set_approve     (SkRunner             *self,
+                                       const char * const   *keys);
 
 void        sk_runner_set_agent       (SkRunner             *self,
                                        SkLlmClient          *agent);

@@ -110,6 +110,9 @@ state_from_record (JsonObject *record,
     return SK_NODE_STATE_SKIPPED;
   if (g_strcmp0 (status, "cancelled") == 0)
     return SK_NODE_STATE_CANCELLED;
+  /* A run that stopped at a gate still waits there after a restart. */
+  if (g_strcmp0 (status, "waiting") == 0)
+    return SK_NODE_STATE_AWAITING_APPROVAL;
   return SK_NODE_STATE_IDLE;
 }
 

@@ -26,6 +26,7 @@ typedef struct
   GPtrArray       *nodes;
   SkAgentSettings *agent_settings;
   char            *python;
+  GStrv            approve;
   char            *provider;
   char            *base_url;
   char            *model;
@@ -39,6 +40,7 @@ run_data_free (RunData *data)
   g_clear_pointer (&data->nodes, g_ptr_array_unref);
   g_clear_pointer (&data->agent_settings, sk_agent_settings_free);
   g_clear_pointer (&data->python, g_free);
+  g_clear_pointer (&data->approve, g_strfreev);
   g_clear_pointer (&data->provider, g_free);
   g_clear_pointer (&data->base_url, g_free);
   g_clear_pointer (&data->model, g_free);
@@ -255,6 +257,7 @@ launch (SkWorkspace *self)
   sk_runner_set_python (self->runner, python);
   sk_runner_set_force (self->runner, options->force);
   sk_runner_set_in_memory (self->runner, options->in_memory);
+  sk_runner_set_approve (self->runner, options->approve);
   sk_runner_set_sandbox_policy (self->runner, sandbox_policy (self, options));
 
   _sk_workspace_emit_run_started (self, description);
@@ -480,6 +483,7 @@ sk_workspace_run_async (SkWorkspace         *self,
   data->options.provider = data->provider = g_strdup (data->options.provider);
   data->options.base_url = data->base_url = g_strdup (data->options.base_url);
   data->options.model = data->model = g_strdup (data->options.model);
+  data->options.approve = (const char * const *) (data->approve = g_strdupv ((char **) data->options.approve));
   data->report.generated = !!generate;
   g_task_set_task_data (task, data, (GDestroyNotify) run_data_free);
 

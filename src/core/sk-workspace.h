@@ -51,6 +51,8 @@ typedef enum
  *   letting it go on without the agent with a #SkWorkspace::message
  * @sandbox: an #SkSandboxPolicy for the steps; negative for the one that
  *   `SKELE_SANDBOX` or the settings give
+ * @approve: (nullable): keys of approval gates to approve when the run
+ *   reaches them, as `skele run --approve` does
  *
  * What a caller asks of one run beyond the settings the window and the
  * command line share. sk_run_options_init() sets every field to "as the
@@ -69,6 +71,7 @@ typedef struct
   gboolean     no_agent;
   gboolean     strict;
   int          sandbox;
+  const char * const *approve;
 } SkRunOptions;
 
 /**

@@ -19,7 +19,22 @@ Two modes:
 
 A spec holds ``workflow`` (the workflow folder), ``key`` (the node's key),
 ``priors`` (a list of ``{"key": ..., "source": "file" | "memory" | "none"}``)
-and, for the worker, ``stdout_log``, ``stderr_log`` and ``log_limit``.
+and, for the worker, ``stdout_log``, ``stderr_log`` and ``log_limit``. Its
+``command`` says what to do (DESIGN §10 for the control flow):
+
+``run`` (the default)
+    Runs the node. With ``item`` (``{"prior", "path", "index"}``) it runs
+    one item of a for-each in ``folder``, with ``state["item"]`` and
+    ``state["item_index"]`` set before ``preprocess``.
+``branch``
+    Tries the conditions in ``branches`` (``[{"key", "expr"}]``, in the
+    order of the workflow's nodes) on the output of the prior ``prior`` and
+    reports the one taken.
+``items``
+    Reports how many elements the list at ``path`` in the output of
+    ``prior`` has, and a checksum of each.
+``join``
+    Puts the outputs of ``count`` items together as the node's output.
 
 Only the standard library is used, so any Python 3 can run it.
 """
@@ -103,6 +118,14 @@ def _load_pickle(path):
     return value if isinstance(value, dict) else {}
 
 
+def _prior_output(spec, memory, key, source):
+    if source == "memory" and key in memory:
+        return memory[key]
+    if source in ("file", "memory"):
+        return _load_pickle(_step_file(spec["workflow"], key, PICKLE_SUFFIX))
+    return {}
+
+
 def _prior_outputs(spec, memory):
     outputs = {}
     workflow = spec["workflow"]
@@ -144,11 +167,181 @@ def _require(module, name):
     return function
 
 
+def _item_memory_key(key, index):
+    return f"{key}/items/{index}"
+
+
+def _item_folder(workflow, key, index):
+    return os.path.join(_step_folder(workflow, key), "items", str(index))
+
+
+def _find_list(output, path, prior):
+    """Returns the list at the dotted @path in @output, or raises a
+    NodeFailure that says where the path stops."""
+    value = output
+    walked = []
+    for part in path.split("."):
+        walked.append(part)
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, (list, tuple)) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            raise NodeFailure(
+                f"The output of “{prior}” has nothing at “{'.'.join(walked)}”, "
+                "so there is no list to run this step for each of."
+            )
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise NodeFailure(
+        f"“{path}” in the output of “{prior}” is a {type(value).__name__}, "
+        "not a list, so there is nothing to run this step for each of."
+    )
+
+
+def _find_item(spec, memory):
+    item = spec["item"]
+    source = "none"
+    for prior in spec.get("priors", []):
+        if prior["key"] == item["prior"]:
+            source = prior.get("source", "none")
+    output = _prior_output(spec, memory, item["prior"], source)
+    elements = _find_list(output, item["path"], item["prior"])
+    index = int(item["index"])
+    if index >= len(elements):
+        raise NodeFailure(f"Item {index + 1} is no longer in the list of “{item['prior']}”.")
+    return elements[index]
+
+
+def _checksum(value):
+    import hashlib
+    import pickle
+
+    try:
+        data = pickle.dumps(value, protocol=4)
+    except Exception:  # Anything that cannot be pickled is told apart by its text.
+        data = repr(value).encode("utf-8", "replace")
+    return hashlib.sha256(data).hexdigest()
+
+
+def list_items(spec, memory=None):
+    """The "items" command: how many elements a for-each runs over, with a
+    checksum of each, so that an unchanged item needs no new run."""
+    result = {"status": "failed", "error": None}
+    try:
+        output = _prior_output(spec, memory or {}, spec["prior"], spec.get("source", "none"))
+        elements = _find_list(output, spec["path"], spec["prior"])
+        result["count"] = len(elements)
+        result["checksums"] = [_checksum(element) for element in elements]
+        result["status"] = "success"
+    except NodeFailure as exc:
+        result["error"] = str(exc)
+    except Exception as exc:
+        result["error"] = _short(_describe_exception(exc))
+    return result
+
+
+def evaluate_branches(spec, memory=None):
+    """The "branch" command: tries each successor's condition on the prior's
+    output in order; the first true one is taken, "default" when none is.
+    A condition that raises is reported for its own successor and counts as
+    not true for the others."""
+    import builtins
+
+    result = {"status": "success", "taken": None, "errors": {}}
+    output = _prior_output(spec, memory or {}, spec["prior"], spec.get("source", "none"))
+    default = None
+    for branch in spec.get("branches", []):
+        expr = branch["expr"]
+        if expr.strip() == "default":
+            if default is None:
+                default = branch["key"]
+            continue
+        try:
+            value = eval(expr, {"__builtins__": builtins}, {"output": output})
+        except BaseException as exc:  # A condition may raise anything.
+            result["errors"][branch["key"]] = _short(_describe_exception(exc))
+            continue
+        if value and result["taken"] is None:
+            result["taken"] = branch["key"]
+    if result["taken"] is None:
+        result["taken"] = default
+    return result
+
+
+def join_items(spec, memory=None):
+    """The "join" command: the for-each step's output is the list of its
+    items' outputs, in order."""
+    key = spec["key"]
+    in_memory = memory is not None
+    result = {"status": "failed", "error": None, "output_keys": {}}
+    items = []
+    for index in range(int(spec["count"])):
+        if in_memory and _item_memory_key(key, index) in memory:
+            items.append(memory[_item_memory_key(key, index)])
+        else:
+            path = os.path.join(_item_folder(spec["workflow"], key, index), key + PICKLE_SUFFIX)
+            items.append(_load_pickle(path))
+    output = {"task_status": "success", "items": items}
+    result["output_keys"] = _describe_types(output)
+    try:
+        if in_memory:
+            memory[key] = output
+        else:
+            import pickle
+
+            path = _step_file(spec["workflow"], key, PICKLE_SUFFIX)
+            temporary = path + ".tmp"
+            with open(temporary, "wb") as handle:
+                pickle.dump(output, handle)
+            os.replace(temporary, path)
+        result["status"] = "success"
+    except Exception as exc:
+        result["error"] = _short(_describe_exception(exc))
+    return result
+
+
+def save_outputs(spec, memory):
+    """The "save" command of the worker: pickles the outputs it holds, so
+    that a run that stops at an approval gate can go on later from them."""
+    import pickle
+
+    saved = []
+    for key in spec.get("keys", []):
+        if key not in memory:
+            continue
+        path = _step_file(spec["workflow"], key, PICKLE_SUFFIX)
+        try:
+            temporary = path + ".tmp"
+            with open(temporary, "wb") as handle:
+                pickle.dump(memory[key], handle)
+            os.replace(temporary, path)
+            saved.append(key)
+        except Exception:  # An output that cannot be pickled stays unsaved.
+            pass
+    return {"status": "success", "saved": saved}
+
+
+def dispatch(spec, memory=None):
+    command = spec.get("command", "run")
+    if command == "branch":
+        return evaluate_branches(spec, memory)
+    if command == "items":
+        return list_items(spec, memory)
+    if command == "join":
+        return join_items(spec, memory)
+    if command == "save" and memory is not None:
+        return save_outputs(spec, memory)
+    return run_node(spec, memory)
+
+
 def run_node(spec, memory=None):
     """Runs one node and returns its result dictionary."""
     key = spec["key"]
-    folder = _step_folder(spec["workflow"], key)
+    folder = spec.get("folder") or _step_folder(spec["workflow"], key)
     script = _step_file(spec["workflow"], key, SCRIPT_SUFFIX)
+    item = spec.get("item")
+    memory_key = _item_memory_key(key, item["index"]) if item is not None else key
     in_memory = memory is not None
     result = {"status": "failed", "error": None, "traceback": None, "output_keys": {}}
     started = time.monotonic()
@@ -156,9 +349,12 @@ def run_node(spec, memory=None):
     saved_cwd = os.getcwd()
     saved_path = list(sys.path)
     module_name = "skele_node_" + key
+    phase = None
     try:
         os.chdir(folder)
-        sys.path.insert(0, folder)
+        sys.path.insert(0, os.path.dirname(script))
+        if item is not None:
+            sys.path.insert(0, folder)
         module = _import_script(script, key)
         preprocess = _require(module, "preprocess")
         compute = _require(module, "compute")
@@ -167,11 +363,18 @@ def run_node(spec, memory=None):
         if not isinstance(state, dict):
             raise NodeFailure("The script has no module-level dictionary named state.")
 
+        if item is not None:
+            state["item"] = _find_item(spec, memory or {})
+            state["item_index"] = int(item["index"])
+
+        phase = "preprocess"
         if not preprocess(_prior_outputs(spec, memory or {})):
             result["status"] = "skipped"
             return result
 
+        phase = "compute"
         compute()
+        phase = None
         state = getattr(module, "state", state)
         output = state.get("output") if isinstance(state, dict) else None
         if not isinstance(output, dict):
@@ -184,9 +387,11 @@ def run_node(spec, memory=None):
             raise NodeFailure(f"The step reported that it failed: {_short(reason)}")
 
         if in_memory:
-            memory[key] = output
+            memory[memory_key] = output
         else:
+            phase = "save"
             save()
+            phase = None
         result["status"] = "success"
     except NodeFailure as exc:
         result["error"] = str(exc)
@@ -197,7 +402,8 @@ def run_node(spec, memory=None):
     except SystemExit as exc:
         result["error"] = f"The script called exit({exc.code!r}) instead of returning."
     except BaseException as exc:  # Node code may raise anything; report it all.
-        result["error"] = _short(_describe_exception(exc))
+        where = f" in {phase}()" if phase is not None else ""
+        result["error"] = _short(_describe_exception(exc)) + where
         result["traceback"] = _format_traceback(exc)
     finally:
         sys.modules.pop(module_name, None)
@@ -294,14 +500,15 @@ def worker(fd):
         sys.stdout, sys.stderr = out, err
         try:
             running[0] = True
-            result = run_node(spec, memory)
+            result = dispatch(spec, memory)
         finally:
             running[0] = False
             sys.stdout, sys.stderr = real_stdout, real_stderr
             out.close()
             err.close()
-        if result["status"] != "success":
-            memory.pop(spec["key"], None)
+        if spec.get("command", "run") == "run" and result["status"] != "success":
+            item = spec.get("item")
+            memory.pop(spec["key"] if item is None else _item_memory_key(spec["key"], item["index"]), None)
         result["key"] = spec["key"]
         results.write(json.dumps(result) + "\n")
     return 0
@@ -310,7 +517,7 @@ def worker(fd):
 def main(argv):
     if len(argv) == 3 and argv[1] == "run":
         spec = json.loads(argv[2])
-        result = run_node(spec)
+        result = dispatch(spec)
         sys.stdout.flush()
         sys.stderr.flush()
         _write_json_atomically(spec["result"], result)

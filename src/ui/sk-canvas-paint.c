@@ -126,6 +126,9 @@ state_color (SkNodeState state)
       return rgba (0x9a9996, 1);
     case SK_NODE_STATE_UP_TO_DATE:
       return rgba (0x8ff0a4, 1);
+    /* A gate that waits asks for the person, as a warning does. */
+    case SK_NODE_STATE_AWAITING_APPROVAL:
+      return rgba (0xff7800, 1);
     /* A step without code is no error, only not written yet. */
     case SK_NODE_STATE_NO_CODE:
     case SK_NODE_STATE_IDLE:
@@ -159,6 +162,8 @@ _sk_canvas_state_label (SkNodeState state)
       return _("Up to date");
     case SK_NODE_STATE_NO_CODE:
       return _("No code yet");
+    case SK_NODE_STATE_AWAITING_APPROVAL:
+      return _("Waiting for approval");
     case SK_NODE_STATE_IDLE:
     default:
       return _("Not run yet");

@@ -67,6 +67,8 @@ state_icon_name (SkNodeState state)
       return "media-skip-forward-symbolic";
     case SK_NODE_STATE_CANCELLED:
       return "process-stop-symbolic";
+    case SK_NODE_STATE_AWAITING_APPROVAL:
+      return "dialog-question-symbolic";
     case SK_NODE_STATE_IDLE:
     default:
       return "media-record-symbolic";
