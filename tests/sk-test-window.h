@@ -25,8 +25,10 @@ G_BEGIN_DECLS
 #define WAIT_MS 20000
 #define RUN_WAIT_MS 90000
 
-/* The example that data/examples holds and most tests open. */
+/* The example that data/examples holds and most tests open, and how many
+ * steps it has. */
 #define EXAMPLE_NAME "sales-report"
+#define EXAMPLE_N_STEPS 9
 
 typedef struct
 {

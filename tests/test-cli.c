@@ -1032,6 +1032,7 @@ test_example (void)
   g_autofree char *workflow = g_build_filename (dir, "sales-report", NULL);
   g_autofree char *source = NULL;
   g_autofree char *svg = NULL;
+  g_autofree char *review = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_auto(Result) result = { 0 };
   const char *examples = g_getenv ("SKELE_EXAMPLES_DIR");
@@ -1045,7 +1046,10 @@ test_example (void)
   assert_status (&result, 0);
   run_skele_default_python (&result, "run", workflow, NULL);
   assert_status (&result, 0);
-  sk_test_assert_contains (result.err, "5 succeeded, 0 failed");
+  /* Of "flag weak region" and "confirm balance" only the first runs: the
+   * weakest region, West, has 18% of the revenue, below the 20% of its
+   * condition. */
+  sk_test_assert_contains (result.err, "8 succeeded, 0 failed, 1 skipped");
 
   svg = sk_test_read_text (workflow, "revenue_chart/revenue_chart.svg");
   g_assert_nonnull (svg);
@@ -1053,11 +1057,28 @@ test_example (void)
   sk_test_assert_contains (svg, "</svg>");
   g_assert_true (sk_test_exists (workflow, "sales_report/report.md"));
 
+  /* "region sheets" ran once for each of the four regions, and "region
+   * review" received their outputs and the finding of the branch taken. */
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *item = g_strdup_printf ("region_sheets/items/%u/region_sheets.pkl", i);
+
+      g_assert_true (sk_test_exists (workflow, item));
+    }
+  g_assert_false (sk_test_exists (workflow, "region_sheets/items/4"));
+  g_assert_true (sk_test_exists (workflow, "region_sheets/items/3/west_sales.csv"));
+  g_assert_true (sk_test_exists (workflow, "flag_weak_region/flag_weak_region.pkl"));
+  g_assert_false (sk_test_exists (workflow, "confirm_balance/confirm_balance.pkl"));
+  review = sk_test_read_text (workflow, "region_review/region_review.md");
+  g_assert_nonnull (review);
+  sk_test_assert_contains (review, "West is the weak region: it brought in 18.0% of the revenue");
+  sk_test_assert_contains (review, "[west_sales.csv](../region_sheets/items/3/west_sales.csv)");
+
   run_skele_default_python (&result, "run", workflow, "--events", "json", NULL);
   assert_status (&result, 0);
-  sk_test_assert_contains (result.err, "5 up to date");
+  sk_test_assert_contains (result.err, "8 up to date");
   events = parse_events (result.out);
-  assert_finished (events, 0, 0, 0, 5, 0, 0);
+  assert_finished (events, 0, 0, 1, 8, 0, 0);
 
   sk_test_remove_tree (dir);
 }

@@ -353,7 +353,7 @@ assert_untouched (SkWindow *window)
   g_assert_false (action_enabled (window, "undo"));
   g_assert_cmpstr (sk_node_get_name (node), ==, "load sales");
   g_assert_cmpuint (g_strv_length ((char **) sk_node_get_priors (node)), ==, 0);
-  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 5);
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, EXAMPLE_N_STEPS);
 }
 
 static void
@@ -527,7 +527,7 @@ test_properties_process (Fixture       *f,
   g_assert_true (sk_project_get_modified (project));
   sk_test_assert_contains (gtk_window_get_title (GTK_WINDOW (window)), "yearly sales");
   /* The steps are the same objects, untouched. */
-  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 5);
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, EXAMPLE_N_STEPS);
   g_assert_true (node_by_key (window, "load_sales") == node);
   g_assert_cmpstr (sk_history_get_undo_label (_sk_window_get_history (window)), ==, "Edit Workflow Properties");
 

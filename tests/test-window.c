@@ -142,7 +142,7 @@ test_open_example (Fixture       *f,
   g_assert_true (g_file_equal (sk_window_get_folder (window), f->folder));
   g_assert_true (sk_canvas_get_project (_sk_window_get_canvas (window)) == project);
   g_assert_true (sk_canvas_get_history (_sk_window_get_canvas (window)) == _sk_window_get_history (window));
-  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 5);
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, EXAMPLE_N_STEPS);
   g_assert_cmpstr (sk_project_get_name (project), ==, "sales report");
   g_assert_false (sk_project_get_modified (project));
 
@@ -386,7 +386,7 @@ test_save_as (Fixture       *f,
   g_assert_true (g_file_query_exists (script, NULL));
   saved = load_from_disk (copy);
   g_assert_cmpstr (sk_project_get_name (saved), ==, "copied report");
-  g_assert_cmpuint (sk_project_get_n_nodes (saved), ==, 5);
+  g_assert_cmpuint (sk_project_get_n_nodes (saved), ==, EXAMPLE_N_STEPS);
 
   /* The original keeps its saved name: the edit went to the copy. */
   g_clear_object (&saved);
@@ -428,7 +428,7 @@ test_recovery_written (Fixture       *f,
   recovered = sk_project_load_from_data (contents, -1, f->folder, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (sk_project_get_name (recovered), ==, "sales report, edited");
-  g_assert_cmpuint (sk_project_get_n_nodes (recovered), ==, 5);
+  g_assert_cmpuint (sk_project_get_n_nodes (recovered), ==, EXAMPLE_N_STEPS);
 
   /* The workflow itself is still the saved one. */
   {
@@ -509,7 +509,7 @@ test_recovery_recover (Fixture       *f,
 
   g_assert_cmpstr (sk_project_get_name (project), ==, "sales report before the crash");
   g_assert_true (sk_project_get_modified (project));
-  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 5);
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, EXAMPLE_N_STEPS);
   sk_test_assert_contains (gtk_window_get_title (GTK_WINDOW (window)), "sales report before the crash");
   g_assert_true (action_enabled (window, "undo"));
   g_assert_cmpstr (sk_history_get_undo_label (_sk_window_get_history (window)), ==, "Recover Unsaved Changes");
