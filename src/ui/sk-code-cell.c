@@ -633,13 +633,6 @@ view_focus_enter_cb (SkCodeCell *self)
 static void
 view_focus_leave_cb (SkCodeCell *self)
 {
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-
-  /* Switching to another window takes the keyboard away from the view
-   * without moving the window's focus: editing goes on on the way back. */
-  if (root != NULL && gtk_root_get_focus (root) == GTK_WIDGET (self->view))
-    return;
-
   self->focused = FALSE;
   set_editing (self, FALSE);
 }
