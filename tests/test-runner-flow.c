@@ -1273,6 +1273,106 @@ test_foreach_empty (gconstpointer data)
   assert_output_ends_with (wf, "join", "joined");
 }
 
+/* Sub-workflows ------------------------------------------------------------ */
+
+static const char subflow_spec[] =
+  "1 src\n"
+  "2 flow 1 | {\"workflow\": \"inner\"}\n"
+  "3 use 2\n";
+
+#define DOUBLE_COMPUTE \
+  "    n = state[\"local\"][\"priors\"][\"inputs\"][\"src\"][\"n\"]\n" \
+  "    report(\"doubled \" + str(n))\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\", \"n\": n * 2}"
+
+#define ANSWER_COMPUTE \
+  "    n = state[\"local\"][\"priors\"][\"double\"][\"n\"]\n" \
+  "    report(\"answer \" + str(n))\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\", \"answer\": n}"
+
+#define USE_COMPUTE \
+  "    flow = state[\"local\"][\"priors\"][\"flow\"]\n" \
+  "    report(\"used \" + str(flow[\"answer\"][\"answer\"]) + \" \" + flow[\"task_status\"])\n" \
+  "    state[\"output\"] = {\"task_status\": \"success\"}"
+
+static void
+set_number (Workflow *wf,
+            int       n)
+{
+  g_autofree char *compute = g_strdup_printf ("    state[\"output\"] = {\"task_status\": \"success\", "
+                                              "\"n\": %d}\n    report(\"gave\")", n);
+
+  write_script (wf, "src", NULL, compute);
+}
+
+static void
+test_subflow (gconstpointer data)
+{
+  g_autoptr(Workflow) wf = workflow_new (subflow_spec);
+  g_autoptr(SkRunner) runner = new_runner (data);
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *inner = g_build_filename (wf->folder, "inner", NULL);
+  g_autofree char *inner_runs = NULL;
+  gboolean isolated = GPOINTER_TO_INT (data) == MODE_ISOLATED;
+
+  g_mkdir_with_parents (inner, 0755);
+  write_process (inner, "1 double\n2 answer 1\n");
+  sk_test_write_script (inner, script_template, "double", "    pass", DOUBLE_COMPUTE);
+  sk_test_write_script (inner, script_template, "answer", "    pass", ANSWER_COMPUTE);
+  set_number (wf, 21);
+  write_script (wf, "use", NULL, USE_COMPUTE);
+
+  run_workflow (runner, wf, &outcome);
+  assert_stats (&outcome.stats, 3, 0, 0, 0);
+  sk_test_assert_contains (output_of (wf, "flow"), "Ran the workflow in “inner”: 2 succeeded");
+  sk_test_assert_contains (output_of (wf, "flow"), "\nanswer: ");
+  sk_test_assert_contains (output_of (wf, "use"), "used 42 success");
+  inner_runs = sk_test_take_runs (inner);
+  g_assert_cmpstr (inner_runs, ==, "answer double");
+
+  /* Nothing changed: nothing runs inside either. */
+  if (isolated)
+    {
+      g_autofree char *again = NULL;
+
+      run_workflow (runner, wf, &outcome);
+      assert_stats (&outcome.stats, 0, 0, 0, 3);
+      again = sk_test_take_runs (inner);
+      g_assert_cmpstr (again, ==, "");
+    }
+
+  /* A change before the step reaches the steps inside. */
+  set_number (wf, 5);
+  run_workflow (runner, wf, &outcome);
+  g_assert_cmpint (state_of (wf, "flow"), ==, SK_NODE_STATE_SUCCEEDED);
+  sk_test_assert_contains (output_of (wf, "use"), "used 10 success");
+}
+
+static void
+test_subflow_failure (gconstpointer data)
+{
+  g_autoptr(Workflow) wf = workflow_new (subflow_spec);
+  g_autoptr(SkRunner) runner = new_runner (data);
+  g_auto(Outcome) outcome = { 0 };
+  g_autofree char *inner = g_build_filename (wf->folder, "inner", NULL);
+
+  g_mkdir_with_parents (inner, 0755);
+  write_process (inner, "1 double\n2 answer 1\n");
+  sk_test_write_script (inner, script_template, "double", "    pass", DOUBLE_COMPUTE);
+  sk_test_write_script (inner, script_template, "answer", "    pass", "    1 / 0");
+  set_number (wf, 21);
+  write_script (wf, "use", NULL, USE_COMPUTE);
+
+  run_workflow (runner, wf, &outcome);
+  assert_failed_text (wf, "flow", "“answer” in the workflow “inner” failed: ZeroDivisionError: "
+                                  "division by zero in compute()");
+
+  /* A workflow that cannot be read is a clear failure too. */
+  sk_test_write_text (inner, "process.json", "{\"nodes\": ");
+  run_workflow (runner, wf, &outcome);
+  assert_failed_text (wf, "flow", "The workflow in “inner” could not be read");
+}
+
 static void
 add_test (const char *path,
           GTestDataFunc test)
@@ -1318,6 +1418,8 @@ main (int   argc,
   add_test ("foreach/failed-item", test_foreach_failed_item);
   add_test ("foreach/not-a-list", test_foreach_not_a_list);
   add_test ("foreach/empty", test_foreach_empty);
+  add_test ("subflow/inputs-outputs", test_subflow);
+  add_test ("subflow/failure", test_subflow_failure);
 
   status = g_test_run ();
   g_free (python_path);

@@ -185,12 +185,16 @@ find_text_member (JsonObject *before,
   return NULL;
 }
 
-/* The members of "skele" that the user changes, besides the position. */
-static const char * const user_skele_members[] = { "network", "read", NULL };
+/* The members of "skele" that the user changes, besides the position: the
+ * step's permissions and its control flow (DESIGN §10). */
+static const char * const user_skele_members[] = {
+  "network", "read", "approval", "when", "foreach", "workflow", NULL
+};
 
 /* A node's undoable state: what is saved about it, less the results of its
  * last run and the "skele" members that the runner and the agent keep; of
- * "skele" only the canvas position and the step's permissions.
+ * "skele" only the canvas position, the step's permissions and its control
+ * flow.
  */
 static JsonObject *
 node_state (SkNode *node)

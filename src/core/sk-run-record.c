@@ -216,6 +216,7 @@ struct _SkFingerprints
 {
   GPtrArray *jobs;
   char      *python;
+  char      *inputs;
 };
 
 static void
@@ -334,6 +335,7 @@ sk_fingerprints_free (SkFingerprints *self)
 
   g_ptr_array_unref (self->jobs);
   g_free (self->python);
+  g_free (self->inputs);
   g_free (self);
 }
 
@@ -383,6 +385,8 @@ compute (SkFingerprints *self,
 
       if (job->foreach != NULL)
         checksum_string (checksum, "foreach", job->foreach);
+      if (self->inputs != NULL && job->priors->len == 0)
+        checksum_string (checksum, "inputs", self->inputs);
 
       /* A for-each step's items do not depend on the whole list they come
        * from, only on their own element of it, which the runner adds. */
@@ -499,6 +503,23 @@ sk_fingerprints_compute_finish (GAsyncResult  *result,
                         NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * sk_fingerprints_set_inputs:
+ * @self: fingerprints from sk_fingerprints_new()
+ * @inputs: (nullable): the fingerprint of what the steps without priors
+ *   receive from outside the workflow, as the first steps of a
+ *   sub-workflow do
+ */
+void
+sk_fingerprints_set_inputs (SkFingerprints *self,
+                            const char     *inputs)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->inputs);
+  self->inputs = g_strdup (inputs);
 }
 
 /**

@@ -36,6 +36,8 @@ SkFingerprints *sk_fingerprints_compute_finish (GAsyncResult         *result,
                                                 GError              **error);
 const char     *sk_fingerprints_get            (SkFingerprints       *self,
                                                 guint                 position);
+void            sk_fingerprints_set_inputs     (SkFingerprints       *self,
+                                                const char           *inputs);
 const char     *sk_fingerprints_get_item_base  (SkFingerprints       *self,
                                                 guint                 position);
 const char     *sk_fingerprints_get_problem    (SkFingerprints       *self,

@@ -9,6 +9,8 @@
 #include "sk-runner.h"
 #include "sk-sandbox.h"
 
+#include <json-glib/json-glib.h>
+
 G_BEGIN_DECLS
 
 struct _SkRunner
@@ -30,6 +32,13 @@ struct _SkRunner
 
   SkSandboxPolicy sandbox_policy;
   GStrv    approve;
+
+  /* Of the runner of a sub-workflow: what its first steps receive as
+   * prior_outputs["inputs"], what that depends on, and the folders of the
+   * parent's steps it is read from. */
+  JsonArray *inputs;
+  char    *inputs_fingerprint;
+  GStrv    input_reads;
 
   guint    in_memory : 1;
   guint    force : 1;
@@ -54,6 +63,11 @@ void  _sk_runner_emit_step_output        (SkRunner      *self,
 void  _sk_runner_emit_agent_transient    (SkRunner      *self,
                                           SkNode        *node,
                                           const char    *message);
+
+void  _sk_runner_set_inputs              (SkRunner      *self,
+                                          JsonArray     *inputs,
+                                          const char    *fingerprint,
+                                          GStrv          reads);
 
 /* sk-runner-run.c */
 void  _sk_runner_run_start               (SkRunner      *self,

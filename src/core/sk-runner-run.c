@@ -72,6 +72,12 @@ struct _NodeRun
 
   /* A command of the harness other than running the node (DESIGN §10). */
   SkHarnessLaunch *aux_launch;
+
+  /* Of a step that stands for a sub-workflow: the workflow and the runner
+   * that runs it. */
+  SkProject       *subflow;
+  SkRunner        *subflow_runner;
+  SkRunStats       subflow_stats;
   void           (*aux_done) (NodeRun    *node_run,
                               JsonObject *report);
   SkHarnessSpec   *spec;
@@ -149,6 +155,7 @@ static void complete_item (NodeRun     *item,
                            const char  *detail);
 static gboolean start_item (NodeRun *item);
 static gboolean start_foreach (NodeRun *node_run);
+static gboolean start_subflow (NodeRun *node_run);
 static gboolean needs_branches (NodeRun *node_run);
 static void start_branches (NodeRun *node_run);
 static void finish_node (NodeRun *node_run);
@@ -195,6 +202,8 @@ node_run_free (NodeRun *node_run)
   g_clear_pointer (&node_run->branch_errors, json_object_unref);
   g_clear_pointer (&node_run->branch_failure, g_free);
   g_clear_object (&node_run->aux_launch);
+  g_clear_object (&node_run->subflow);
+  g_clear_object (&node_run->subflow_runner);
   g_clear_pointer (&node_run->items, g_ptr_array_unref);
   g_clear_pointer (&node_run->item_fingerprint_base, g_free);
   g_clear_pointer (&node_run->item_failure, g_free);
@@ -784,6 +793,10 @@ build_spec_in (NodeRun    *node_run,
                               sk_node_get_key (node_run->node),
                               sk_runner_get_log_limit (run->runner));
 
+  if (priors->len == 0 && run->runner->inputs != NULL)
+    sk_harness_spec_set_member (spec, "inputs",
+                                json_node_init_array (json_node_alloc (), run->runner->inputs));
+
   for (guint i = 0; i < priors->len; i++)
     {
       SkNode *prior = g_ptr_array_index (priors, i);
@@ -910,6 +923,8 @@ run_mounts_init (RunMounts *self,
     .network = sk_project_get_network (run->project),
   };
   g_ptr_array_add (self->mounts.read_only, g_strdup (run->harness));
+  for (guint i = 0; run->runner->input_reads != NULL && run->runner->input_reads[i] != NULL; i++)
+    g_ptr_array_add (self->mounts.read_only, g_strdup (run->runner->input_reads[i]));
 }
 
 static void
@@ -1822,7 +1837,6 @@ foreach_listed (NodeRun    *node_run,
   Run *run = node_run->run;
   const char *key = sk_node_get_key (node_run->node);
   JsonArray *checksums = sk_json_get_array (report, "checksums");
-  g_autoptr(GChecksum) total = g_checksum_new (G_CHECKSUM_SHA256);
 
   run->running--;
 
@@ -1842,10 +1856,6 @@ foreach_listed (NodeRun    *node_run,
   node_run->items = g_ptr_array_new_with_free_func ((GDestroyNotify) node_run_free);
   remove_items_from (node_run, node_run->item_count);
 
-  /* The step's own fingerprint covers its items, so that its joined output
-   * is up to date only for the same list. */
-  g_checksum_update (total, (const guchar *) (node_run->fingerprint != NULL ? node_run->fingerprint : ""), -1);
-
   for (guint i = 0; i < node_run->item_count; i++)
     {
       const char *checksum = json_array_get_string_element (checksums, i);
@@ -1853,8 +1863,6 @@ foreach_listed (NodeRun    *node_run,
       g_autofree char *folder = item_folder (node_run, i);
       g_autoptr(JsonObject) record = sk_run_record_read (folder, key);
       NodeRun *item;
-
-      g_checksum_update (total, (const guchar *) fingerprint, -1);
 
       if (!run->force && !node_run->upstream_changed && !node_run->code_changed &&
           sk_run_record_is_usable (record, folder, key, fingerprint))
@@ -1872,9 +1880,6 @@ foreach_listed (NodeRun    *node_run,
       g_ptr_array_add (node_run->items, item);
       g_queue_push_tail (&run->ready, item);
     }
-
-  g_free (node_run->fingerprint);
-  node_run->fingerprint = g_strdup (g_checksum_get_string (total));
 
   node_run->items_pending = node_run->items->len;
   if (node_run->items_pending == 0)
@@ -1946,6 +1951,355 @@ start_foreach (NodeRun *node_run)
   return TRUE;
 }
 
+/* Sub-workflows ------------------------------------------------------------ */
+
+static void
+subflow_collected (NodeRun    *node_run,
+                   JsonObject *report)
+{
+  Run *run = node_run->run;
+  g_autoptr(GError) error = NULL;
+
+  run->running--;
+
+  if (g_strcmp0 (sk_json_get_string (report, "status"), "success") != 0)
+    {
+      const char *message = sk_json_get_string (report, "error");
+      g_autofree char *text = NULL;
+
+      /* Translators: %s says why. */
+      text = g_strdup_printf (_("The outputs of the sub-workflow could not be put together: %s"),
+                              message != NULL ? message : _("Python ended without a report."));
+      complete_node (node_run, g_cancellable_is_cancelled (run->cancellable)
+                               ? SK_NODE_STATE_CANCELLED : SK_NODE_STATE_FAILED, text, NULL);
+      schedule (run);
+      return;
+    }
+
+  g_clear_pointer (&node_run->result, json_object_unref);
+  node_run->result = json_object_ref (report);
+  if (!write_record (node_run, "success", NULL, NULL, &error))
+    {
+      g_autofree char *text = g_strdup_printf (_("The step ran, but its result could not "
+                                                 "be recorded: %s"), error->message);
+
+      complete_node (node_run, SK_NODE_STATE_FAILED, text, NULL);
+      schedule (run);
+      return;
+    }
+
+  complete_node (node_run, SK_NODE_STATE_SUCCEEDED, NULL, NULL);
+  schedule (run);
+}
+
+/* The report of the step: how the inner run went, and the end of the
+ * report of each last step. */
+static void
+compose_subflow_outputs (NodeRun   *node_run,
+                         GPtrArray *exits)
+{
+  const SkRunStats *stats = &node_run->subflow_stats;
+  g_autoptr(GString) report = g_string_new (NULL);
+
+  /* Translators: %s is a folder, the numbers count steps. */
+  g_string_append_printf (report, _("Ran the workflow in “%s”: %u succeeded, %u up to date, "
+                                    "%u skipped, %u failed."),
+                          sk_node_get_workflow (node_run->node), stats->succeeded,
+                          stats->up_to_date, stats->skipped + stats->waiting + stats->held,
+                          stats->failed + stats->no_code + stats->cancelled);
+  g_string_append_c (report, '\n');
+
+  for (guint i = 0; i < exits->len; i++)
+    {
+      SkNode *exit = g_ptr_array_index (exits, i);
+      g_autofree char *line = item_line (sk_node_get_output_text (exit));
+
+      g_string_append_printf (report, "%s: %s\n", sk_node_get_name (exit),
+                              line[0] != '\0' ? line : sk_node_state_describe (sk_node_get_state (exit)));
+    }
+
+  g_free (node_run->report);
+  node_run->report = g_strdup (report->str);
+  sk_node_set_output_text (node_run->node, report->str);
+  sk_node_set_output_files (node_run->node, NULL);
+}
+
+static SkNode *
+first_in_state (SkProject   *project,
+                SkNodeState  state)
+{
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      if (sk_node_get_state (node) == state)
+        return node;
+    }
+
+  return NULL;
+}
+
+static void
+subflow_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  NodeRun *node_run = user_data;
+  Run *run = node_run->run;
+  SkProject *inner = node_run->subflow;
+  const char *folder = sk_node_get_workflow (node_run->node);
+  const SkRunStats *stats = &node_run->subflow_stats;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) exits = g_ptr_array_new ();
+  g_autoptr(JsonArray) outputs = json_array_new ();
+  g_autoptr(JsonObject) record = NULL;
+  g_autofree char *expected = expected_fingerprint (node_run);
+  g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+  g_autofree char *message = NULL;
+  const char *key = sk_node_get_key (node_run->node);
+  SkNode *failed;
+  SkNode *gate;
+  SkHarnessSpec *spec;
+  gboolean ok;
+
+  ok = sk_runner_run_finish (SK_RUNNER (object), result, &node_run->subflow_stats, &error);
+  run->running--;
+
+  /* What the inner steps reported is kept in the inner workflow's file. */
+  sk_project_save (inner, NULL);
+
+  failed = first_in_state (inner, SK_NODE_STATE_FAILED);
+  gate = first_in_state (inner, SK_NODE_STATE_AWAITING_APPROVAL);
+
+  if (!ok || g_cancellable_is_cancelled (run->cancellable))
+    {
+      SkNodeState state = g_cancellable_is_cancelled (run->cancellable)
+                          ? SK_NODE_STATE_CANCELLED : SK_NODE_STATE_FAILED;
+
+      /* Translators: the first %s is a folder, the second why. */
+      message = g_strdup_printf (_("The workflow in “%s” could not run: %s"), folder,
+                                 error != NULL ? error->message : _("the run was stopped."));
+      complete_node (node_run, state, message, NULL);
+      schedule (run);
+      return;
+    }
+
+  if (failed != NULL || stats->failed + stats->no_code + stats->cancelled + stats->waiting > 0)
+    {
+      if (failed != NULL)
+        /* Translators: the first %s is a step, the second a folder, the third why. */
+        message = g_strdup_printf (_("“%s” in the workflow “%s” failed: %s"),
+                                   sk_node_get_name (failed), folder,
+                                   sk_node_get_error_text (failed) != NULL
+                                   ? sk_node_get_error_text (failed) : _("it failed."));
+      else
+        /* Translators: %s is a folder. */
+        message = g_strdup_printf (_("Not every step of the workflow “%s” could run: some have "
+                                     "no code yet or were stopped. Open it to see which."),
+                                   folder);
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      schedule (run);
+      return;
+    }
+
+  if (gate != NULL)
+    {
+      /* Translators: the first %s is a step, the others make a command. */
+      message = g_strdup_printf (_("“%s” in the workflow “%s” waits for approval. Decide it there, "
+                                   "for example with skele approve %s/%s %s, then run again."),
+                                 sk_node_get_name (gate), folder, workflow_path, folder,
+                                 sk_node_get_key (gate));
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      schedule (run);
+      return;
+    }
+
+  for (guint i = 0; i < sk_project_get_n_nodes (inner); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (inner), i);
+      g_autoptr(GPtrArray) successors = sk_project_get_successors (inner, node);
+      g_autoptr(GFile) inner_folder = sk_project_get_node_folder (inner, node);
+      g_autofree char *inner_path = g_file_get_path (inner_folder);
+      g_autoptr(JsonObject) inner_record = sk_run_record_read (inner_path, sk_node_get_key (node));
+      JsonObject *entry;
+
+      if (successors->len > 0)
+        continue;
+
+      g_ptr_array_add (exits, node);
+      entry = json_object_new ();
+      json_object_set_string_member (entry, "key", sk_node_get_key (node));
+      if (sk_run_record_is_usable (inner_record, inner_path, sk_node_get_key (node), NULL))
+        {
+          g_autofree char *pickle = sk_step_folder_build_path (inner_path, sk_node_get_key (node),
+                                                               SK_STEP_FILE_PICKLE);
+
+          json_object_set_string_member (entry, "path", pickle);
+        }
+      json_array_add_object_element (outputs, entry);
+    }
+
+  compose_subflow_outputs (node_run, exits);
+
+  record = sk_run_record_read (node_run->folder_path, key);
+  if (stats->succeeded == 0 && !run->force && !node_run->missing_unsettled &&
+      sk_run_record_is_usable (record, node_run->folder_path, key, expected))
+    {
+      sk_run_record_restore_outputs (record, node_run->node);
+      complete_node (node_run, SK_NODE_STATE_UP_TO_DATE, NULL, NULL);
+      schedule (run);
+      return;
+    }
+
+  sk_run_record_withdraw (node_run->folder_path, key, NULL);
+  g_mkdir_with_parents (node_run->folder_path, 0755);
+  spec = sk_harness_spec_new (workflow_path, node_run->folder_path, key,
+                              sk_runner_get_log_limit (run->runner));
+  sk_harness_spec_set_command (spec, "collect");
+  sk_harness_spec_set_member (spec, "outputs", json_node_init_array (json_node_alloc (), outputs));
+  run->running++;
+  start_aux (node_run, spec, subflow_collected);
+  schedule (run);
+}
+
+/* Runs the inner workflow with a runner of its own, set up like this
+ * one; its first steps read the outputs of this step's priors. */
+static void
+run_subflow (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  SkRunner *self = run->runner;
+  g_autoptr(GPtrArray) priors = sk_project_get_prior_nodes (run->project, node_run->node);
+  g_autoptr(GStrvBuilder) reads = g_strv_builder_new ();
+  g_autofree char *expected = NULL;
+  JsonArray *inputs = json_array_new ();
+  SkRunner *inner;
+
+  g_clear_pointer (&node_run->spec, sk_harness_spec_free);
+  node_run->spec = build_spec (node_run);
+  expected = expected_fingerprint (node_run);
+
+  for (guint i = 0; i < priors->len; i++)
+    {
+      SkNode *prior = g_ptr_array_index (priors, i);
+      NodeRun *prior_run = g_hash_table_lookup (run->node_runs, prior);
+      g_autoptr(GFile) folder = sk_project_get_node_folder (run->project, prior);
+      g_autofree char *folder_path = g_file_get_path (folder);
+      g_autoptr(JsonObject) record = sk_run_record_read (folder_path, sk_node_get_key (prior));
+      JsonObject *entry = json_object_new ();
+      gboolean usable;
+
+      usable = prior_run != NULL && prior_run->selected
+               ? has_output (prior_run)
+               : sk_run_record_is_usable (record, folder_path, sk_node_get_key (prior), NULL);
+
+      json_object_set_string_member (entry, "key", sk_node_get_key (prior));
+      if (usable)
+        {
+          g_autofree char *pickle = sk_step_folder_build_path (folder_path, sk_node_get_key (prior),
+                                                               SK_STEP_FILE_PICKLE);
+
+          json_object_set_string_member (entry, "path", pickle);
+          g_strv_builder_add (reads, folder_path);
+        }
+      json_array_add_object_element (inputs, entry);
+    }
+
+  inner = sk_runner_new ();
+  sk_runner_set_python (inner, run->python);
+  sk_runner_set_jobs (inner, run->jobs);
+  sk_runner_set_timeout (inner, sk_runner_get_timeout (self));
+  sk_runner_set_log_limit (inner, sk_runner_get_log_limit (self));
+  sk_runner_set_sandbox_policy (inner, sk_runner_get_sandbox_policy (self));
+  sk_runner_set_force (inner, run->force);
+  sk_runner_set_approve (inner, sk_runner_get_approve (self));
+  _sk_runner_set_inputs (inner, inputs, expected, g_strv_builder_end (reads));
+  node_run->subflow_runner = inner;
+
+  sk_runner_run_async (inner, node_run->subflow, NULL, run->cancellable, subflow_done_cb, node_run);
+}
+
+static void
+subflow_inputs_saved (NodeRun    *node_run,
+                      JsonObject *report)
+{
+  node_run->run->running--;
+  run_subflow (node_run);
+}
+
+static gboolean
+start_subflow (NodeRun *node_run)
+{
+  Run *run = node_run->run;
+  const char *relative = sk_node_get_workflow (node_run->node);
+  g_autoptr(GFile) folder = g_file_resolve_relative_path (sk_project_get_folder (run->project), relative);
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GPtrArray) priors = NULL;
+  g_autoptr(JsonArray) keys = json_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+
+  if (!gate_allows (node_run))
+    return FALSE;
+
+  node_run->subflow = sk_project_load (folder, &error);
+  if (node_run->subflow == NULL)
+    {
+      /* Translators: the first %s is a folder, the second why. */
+      message = g_strdup_printf (_("The workflow in “%s” could not be read: %s"), relative,
+                                 error->message);
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      return FALSE;
+    }
+
+  problems = sk_project_validate (node_run->subflow);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      if (problem->is_warning)
+        continue;
+      /* Translators: the first %s is a folder, the second the problem. */
+      message = g_strdup_printf (_("The workflow in “%s” has a problem to correct first: %s"),
+                                 relative, problem->message);
+      complete_node (node_run, SK_NODE_STATE_FAILED, message, NULL);
+      return FALSE;
+    }
+
+  sk_node_set_error (node_run->node, NULL, NULL);
+  set_state (run, node_run->node, SK_NODE_STATE_RUNNING);
+  run->running++;
+
+  /* In the in-memory mode the priors' outputs are in the worker; the inner
+   * run reads them from their pickles. */
+  priors = sk_project_get_prior_nodes (run->project, node_run->node);
+  for (guint i = 0; run->in_memory && i < priors->len; i++)
+    {
+      NodeRun *prior_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (priors, i));
+
+      if (prior_run != NULL && prior_run->final_state == SK_NODE_STATE_SUCCEEDED)
+        json_array_add_string_element (keys, sk_node_get_key (prior_run->node));
+    }
+
+  if (json_array_get_length (keys) > 0)
+    {
+      g_autofree char *workflow_path = g_file_get_path (sk_project_get_folder (run->project));
+      SkHarnessSpec *spec = sk_harness_spec_new (workflow_path, node_run->folder_path,
+                                                 sk_node_get_key (node_run->node),
+                                                 sk_runner_get_log_limit (run->runner));
+
+      g_mkdir_with_parents (node_run->folder_path, 0755);
+      sk_harness_spec_set_command (spec, "save");
+      sk_harness_spec_set_member (spec, "keys", json_node_init_array (json_node_alloc (), keys));
+      run->running++;
+      start_aux (node_run, spec, subflow_inputs_saved);
+      return TRUE;
+    }
+
+  run_subflow (node_run);
+  return TRUE;
+}
+
 /* Scheduling ------------------------------------------------------------- */
 
 static gboolean
@@ -2013,6 +2367,9 @@ start_node (NodeRun *node_run)
 
   if (!conditions_allow (node_run))
     return FALSE;
+
+  if (sk_node_get_workflow (node_run->node) != NULL)
+    return start_subflow (node_run);
 
   if (node_run->blocked_by != NULL)
     {
@@ -2328,6 +2685,7 @@ run_start (SkRunner     *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) selection = NULL;
   g_autoptr(GHashTable) selected = NULL;
+  SkFingerprints *fingerprints;
   Run *run;
 
   run = g_new0 (Run, 1);
@@ -2457,8 +2815,9 @@ run_start (SkRunner     *self,
   /* Hashing scripts and input files can take a while; it happens in a
    * thread, on a copy of what it needs, and the run goes on when it is done.
    */
-  sk_fingerprints_compute_async (sk_fingerprints_new (project, run->order, run->python),
-                                 run->cancellable, fingerprints_ready_cb, run);
+  fingerprints = sk_fingerprints_new (project, run->order, run->python);
+  sk_fingerprints_set_inputs (fingerprints, self->inputs_fingerprint);
+  sk_fingerprints_compute_async (fingerprints, run->cancellable, fingerprints_ready_cb, run);
 }
 
 typedef struct

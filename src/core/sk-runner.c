@@ -102,6 +102,9 @@ sk_runner_finalize (GObject *object)
 
   g_clear_pointer (&self->python, g_free);
   g_clear_pointer (&self->approve, g_strfreev);
+  g_clear_pointer (&self->inputs, json_array_unref);
+  g_clear_pointer (&self->inputs_fingerprint, g_free);
+  g_clear_pointer (&self->input_reads, g_strfreev);
   g_clear_object (&self->agent);
 
   G_OBJECT_CLASS (sk_runner_parent_class)->finalize (object);
@@ -451,6 +454,29 @@ sk_runner_set_approve (SkRunner           *self,
 
   g_strfreev (self->approve);
   self->approve = g_strdupv ((char **) keys);
+}
+
+/*
+ * _sk_runner_set_inputs:
+ * @self: the runner of a sub-workflow
+ * @inputs: (transfer full): `[{"key", "path"}]`, the outputs of the
+ *   parent step's priors
+ * @fingerprint: what they depend on, which the first steps' fingerprints
+ *   cover
+ * @reads: (transfer full): the folders the steps read them from
+ */
+void
+_sk_runner_set_inputs (SkRunner   *self,
+                       JsonArray  *inputs,
+                       const char *fingerprint,
+                       GStrv       reads)
+{
+  g_clear_pointer (&self->inputs, json_array_unref);
+  g_free (self->inputs_fingerprint);
+  g_strfreev (self->input_reads);
+  self->inputs = inputs;
+  self->inputs_fingerprint = g_strdup (fingerprint);
+  self->input_reads = reads;
 }
 
 /**

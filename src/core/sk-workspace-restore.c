@@ -102,8 +102,18 @@ state_from_record (JsonObject *record,
   const char *status = sk_json_get_string (record, "status");
 
   if (g_strcmp0 (status, "success") == 0)
-    return sk_run_record_is_usable (record, folder, key, fingerprint)
-           ? SK_NODE_STATE_SUCCEEDED : SK_NODE_STATE_STALE;
+    {
+      const char *recorded = sk_json_get_string (record, "fingerprint");
+      g_autofree char *without = fingerprint != NULL ? g_strconcat (fingerprint, " without ", NULL) : NULL;
+
+      /* A step that last ran without the outputs of priors that were
+       * skipped, or failed, ran on the same inputs of its own. */
+      if (without != NULL && recorded != NULL && g_str_has_prefix (recorded, without))
+        fingerprint = recorded;
+
+      return sk_run_record_is_usable (record, folder, key, fingerprint)
+             ? SK_NODE_STATE_SUCCEEDED : SK_NODE_STATE_STALE;
+    }
   if (g_strcmp0 (status, "failed") == 0)
     return SK_NODE_STATE_FAILED;
   if (g_strcmp0 (status, "skipped") == 0)

@@ -35,6 +35,12 @@ and, for the worker, ``stdout_log``, ``stderr_log`` and ``log_limit``. Its
     ``prior`` has, and a checksum of each.
 ``join``
     Puts the outputs of ``count`` items together as the node's output.
+``collect``
+    Puts the outputs of a sub-workflow's last steps, pickled at the paths
+    in ``outputs``, together as the node's output.
+
+A spec with ``inputs`` (``[{"key", "path"}]``) is for a first step of a
+sub-workflow: ``prior_outputs["inputs"]`` holds those outputs by key.
 
 Only the standard library is used, so any Python 3 can run it.
 """
@@ -126,8 +132,20 @@ def _prior_output(spec, memory, key, source):
     return {}
 
 
+def _inputs(spec):
+    """What the step of a sub-workflow receives from the steps before the
+    parent's step: their outputs by key, read from their pickles."""
+    inputs = {}
+    for entry in spec.get("inputs", []):
+        path = entry.get("path")
+        inputs[entry["key"]] = _load_pickle(path) if path else {}
+    return inputs
+
+
 def _prior_outputs(spec, memory):
     outputs = {}
+    if "inputs" in spec:
+        outputs["inputs"] = _inputs(spec)
     workflow = spec["workflow"]
     for prior in spec.get("priors", []):
         key = prior["key"]
@@ -301,6 +319,32 @@ def join_items(spec, memory=None):
     return result
 
 
+def collect_outputs(spec, memory=None):
+    """The "collect" command: the output of a step that stands for a
+    sub-workflow holds the outputs of the sub-workflow's last steps."""
+    key = spec["key"]
+    result = {"status": "failed", "error": None, "output_keys": {}}
+    output = {"task_status": "success"}
+    for entry in spec.get("outputs", []):
+        path = entry.get("path")
+        output[entry["key"]] = _load_pickle(path) if path else {}
+    result["output_keys"] = _describe_types(output)
+    try:
+        import pickle
+
+        path = _step_file(spec["workflow"], key, PICKLE_SUFFIX)
+        temporary = path + ".tmp"
+        with open(temporary, "wb") as handle:
+            pickle.dump(output, handle)
+        os.replace(temporary, path)
+        if memory is not None:
+            memory[key] = output
+        result["status"] = "success"
+    except Exception as exc:
+        result["error"] = _short(_describe_exception(exc))
+    return result
+
+
 def save_outputs(spec, memory):
     """The "save" command of the worker: pickles the outputs it holds, so
     that a run that stops at an approval gate can go on later from them."""
@@ -330,6 +374,8 @@ def dispatch(spec, memory=None):
         return list_items(spec, memory)
     if command == "join":
         return join_items(spec, memory)
+    if command == "collect":
+        return collect_outputs(spec, memory)
     if command == "save" and memory is not None:
         return save_outputs(spec, memory)
     return run_node(spec, memory)
