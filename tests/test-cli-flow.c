@@ -566,6 +566,33 @@ test_conditions_status (void)
   sk_test_remove_tree (dir);
 }
 
+/* A condition that is not Python is a problem of the workflow: validate
+ * names it, and run refuses to start rather than fail at the condition. */
+static void
+test_condition_syntax (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli-flow");
+  g_auto(Result) result = { 0 };
+
+  write_process (dir,
+                 "1 score\n"
+                 "2 high 1 | {\"when\": {\"1\": \"output['value'] ==\"}}\n"
+                 "3 low 1 | {\"when\": {\"1\": \"default\"}}");
+  write_scripts (dir, "score high low");
+
+  run_skele (&result, "validate", dir, NULL);
+  assert_status (&result, 2);
+  sk_test_assert_contains (result.err, "The condition output['value'] == on the connection from "
+                                       "“score” to “high” is not a Python expression");
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 2);
+  sk_test_assert_contains (result.err, "is not a Python expression");
+  assert_runs (dir, "");
+
+  sk_test_remove_tree (dir);
+}
+
 static void
 test_failed_text (void)
 {
@@ -611,6 +638,7 @@ main (int   argc,
   python_path = sk_test_find_python ();
 
   g_test_add_func ("/cli-flow/gate/wait", test_gate_wait);
+  g_test_add_func ("/cli-flow/run/condition-syntax", test_condition_syntax);
   g_test_add_func ("/cli-flow/gate/approve", test_gate_approve);
   g_test_add_func ("/cli-flow/gate/deny", test_gate_deny);
   g_test_add_func ("/cli-flow/gate/in-memory-then-isolated", test_in_memory_then_isolated);

@@ -757,6 +757,7 @@ command_validate (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(SkProject) project = NULL;
   g_autoptr(GPtrArray) problems = NULL;
+  g_autofree char *python = NULL;
   guint errors = 0;
   guint warnings = 0;
 
@@ -786,6 +787,18 @@ command_validate (int    argc,
     }
 
   problems = sk_project_validate (project);
+  python = g_strdup (g_getenv ("SKELE_PYTHON"));
+  if (python == NULL || python[0] == '\0')
+    {
+      g_free (python);
+      python = g_find_program_in_path ("python3");
+    }
+  if (python != NULL && !sk_project_check_conditions (project, python, problems, &error))
+    {
+      g_printerr (_("warning: %s\n"), error->message);
+      g_clear_error (&error);
+    }
+
   for (guint i = 0; i < problems->len; i++)
     {
       SkProblem *problem = g_ptr_array_index (problems, i);

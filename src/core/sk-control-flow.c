@@ -19,6 +19,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "sk-control-flow.h"
+#include "sk-harness.h"
 #include "sk-run-record.h"
 #include "sk-step-folder.h"
 #include "sk-json.h"
@@ -728,4 +729,107 @@ sk_project_decide_gate (SkProject   *project,
     }
 
   return sk_approval_write (folder_path, sk_node_get_key (node), approved, fingerprint, note, error);
+}
+
+/**
+ * sk_project_check_conditions:
+ * @project: a workflow
+ * @python: the interpreter the steps run with
+ * @problems: (element-type SkProblem): where to add a problem for each
+ *   condition that is not a Python expression
+ * @error: return location for a #GError, when Python could not check them
+ *
+ * Checks the syntax of the conditions on the workflow's connections with
+ * the Python that will evaluate them, without running anything. A
+ * workflow without conditions starts no Python.
+ *
+ * Returns: %TRUE when the conditions could be checked
+ */
+gboolean
+sk_project_check_conditions (SkProject  *project,
+                             const char *python,
+                             GPtrArray  *problems,
+                             GError    **error)
+{
+  g_autoptr(JsonArray) expressions = json_array_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GBytes) input = NULL;
+  g_autoptr(GBytes) output = NULL;
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *harness = NULL;
+  g_autofree char *text = NULL;
+  JsonArray *errors;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), FALSE);
+  g_return_val_if_fail (python != NULL, FALSE);
+
+  for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+      const char * const *priors = sk_node_get_priors (node);
+
+      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+        {
+          const char *condition = sk_node_get_condition (node, priors[j]);
+          g_autofree char *trimmed = g_strstrip (g_strdup (condition != NULL ? condition : ""));
+          JsonObject *entry;
+
+          if (condition == NULL || g_str_equal (trimmed, SK_CONTROL_FLOW_DEFAULT))
+            continue;
+
+          entry = json_object_new ();
+          json_object_set_string_member (entry, "node", sk_node_get_id (node));
+          json_object_set_string_member (entry, "prior", priors[j]);
+          json_object_set_string_member (entry, "expr", condition);
+          json_array_add_object_element (expressions, entry);
+        }
+    }
+
+  if (json_array_get_length (expressions) == 0)
+    return TRUE;
+
+  if ((harness = sk_harness_get_path (error)) == NULL)
+    return FALSE;
+
+  root = json_node_init_array (json_node_alloc (), expressions);
+  text = json_to_string (root, FALSE);
+  input = g_bytes_new (text, strlen (text));
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                              G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                              error, python, "-I", harness, "check", NULL);
+  if (process == NULL ||
+      !g_subprocess_communicate (process, input, NULL, &output, NULL, error))
+    return FALSE;
+
+  result = json_from_string (output != NULL ? g_bytes_get_data (output, NULL) : "", NULL);
+  if (!g_subprocess_get_successful (process) || result == NULL || !JSON_NODE_HOLDS_ARRAY (result))
+    {
+      g_set_error (error, SK_CONTROL_FLOW_ERROR, SK_CONTROL_FLOW_ERROR_CHECK,
+                   /* Translators: %s is the path of a program. */
+                   _("Python (%s) could not check the conditions."), python);
+      return FALSE;
+    }
+
+  errors = json_node_get_array (result);
+  for (guint i = 0; i < json_array_get_length (errors); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (errors, i);
+      const char *node_id = sk_json_get_string (entry, "node");
+      const char *prior_id = sk_json_get_string (entry, "prior");
+      SkNode *node = node_id != NULL ? sk_project_get_node (project, node_id) : NULL;
+      SkNode *prior = prior_id != NULL ? sk_project_get_node (project, prior_id) : NULL;
+
+      if (node == NULL || prior == NULL)
+        continue;
+
+      _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, node_id,
+                               /* Translators: a condition, two steps' names, then Python's error. */
+                               _("The condition %s on the connection from “%s” to “%s” is not a "
+                                 "Python expression: %s. Correct it, or write “default”."),
+                               sk_node_get_condition (node, prior_id), sk_node_get_name (prior),
+                               sk_node_get_name (node), sk_json_get_string (entry, "error"));
+    }
+
+  return TRUE;
 }

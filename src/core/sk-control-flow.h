@@ -43,6 +43,7 @@ typedef enum
   SK_CONTROL_FLOW_ERROR_NOT_A_GATE,
   SK_CONTROL_FLOW_ERROR_NOT_WAITING,
   SK_CONTROL_FLOW_ERROR_WRITE,
+  SK_CONTROL_FLOW_ERROR_CHECK,
 } SkControlFlowError;
 
 GQuark      sk_control_flow_error_quark (void);
@@ -83,6 +84,11 @@ gboolean    sk_project_decide_gate      (SkProject  *project,
                                          SkNode     *node,
                                          gboolean    approved,
                                          const char *note,
+                                         GError    **error);
+
+gboolean    sk_project_check_conditions (SkProject  *project,
+                                         const char *python,
+                                         GPtrArray  *problems,
                                          GError    **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkApproval, sk_approval_free)

@@ -2742,6 +2742,24 @@ run_start (SkRunner     *self,
       return;
     }
 
+  /* A condition that is not Python would fail its step only once the run
+   * reaches it; it is refused before anything runs. When Python cannot
+   * check, the run tells it at the condition. */
+  if (!generate_only)
+    {
+      g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
+
+      if (sk_project_check_conditions (project, run->python, problems, NULL) && problems->len > 0)
+        {
+          SkProblem *problem = g_ptr_array_index (problems, 0);
+
+          g_task_return_new_error (task, SK_CONTROL_FLOW_ERROR, SK_CONTROL_FLOW_ERROR_CHECK,
+                                   "%s", problem->message);
+          g_object_unref (task);
+          return;
+        }
+    }
+
   if (nodes != NULL)
     selection = g_ptr_array_ref (nodes);
   else if (generate_only)

@@ -560,6 +560,20 @@ def worker(fd):
     return 0
 
 
+def check_conditions(expressions):
+    """The "check" mode: the syntax errors of conditions, without running
+    anything; each is compiled as an expression."""
+    errors = []
+    for entry in expressions:
+        try:
+            compile(entry["expr"], "<condition>", "eval")
+        except SyntaxError as exc:
+            errors.append({"node": entry["node"], "prior": entry["prior"], "error": exc.msg})
+        except (ValueError, TypeError) as exc:
+            errors.append({"node": entry["node"], "prior": entry["prior"], "error": str(exc)})
+    return errors
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "run":
         spec = json.loads(argv[2])
@@ -570,7 +584,10 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "worker":
         return worker(int(argv[2]))
-    print("usage: skele_harness.py run SPEC | worker FD", file=sys.stderr)
+    if len(argv) == 2 and argv[1] == "check":
+        print(json.dumps(check_conditions(json.load(sys.stdin))))
+        return 0
+    print("usage: skele_harness.py run SPEC | worker FD | check", file=sys.stderr)
     return 2
 
 
