@@ -994,7 +994,7 @@ condition_label_text (SkCanvasItem *item,
   return pango_layout_get_text (label->layout);
 }
 
-/* A condition is drawn as the label at its edge's middle, an expression
+/* A condition is drawn as the label on its edge, an expression
  * cut short and the default branch as "otherwise"; zoomed out it is drawn
  * as long as the names are, and no longer. */
 static void
@@ -1012,6 +1012,9 @@ test_condition_label (Fixture       *f,
   g_auto(Pixels) shown = { 0, };
   g_autofree char *when = NULL;
 
+  double route[8];
+  double lx, ly;
+
   connect (a, b);
   for (guint k = 0; k < G_N_ELEMENTS (zooms); k++)
     {
@@ -1019,12 +1022,16 @@ test_condition_label (Fixture       *f,
       render_pixels (f, plain[k]);
     }
 
+  /* Where the label sits on the edge. */
+  _sk_canvas_edge_route (_sk_canvas_lookup_item (f->canvas, a), item, route);
+  _sk_canvas_cubic_point (route, SK_CANVAS_CONDITION_POSITION, &lx, &ly);
+
   when = g_strdup_printf ("{\"when\": {\"%s\": \"output['score'] >= 80\"}}", sk_node_get_id (a));
   set_skele (b, when);
   set_view (f, 1.0, 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
   render_pixels (f, &shown);
   g_assert_cmpstr (condition_label_text (item, a), ==, "output['score'] >= 80");
-  g_assert_cmpuint (count_changed (f, plain[0], &shown, 300, 0, 40, 8), >, 100);
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, lx, ly, 40, 8), >, 100);
   /* Only there: the boxes are as they were. */
   g_assert_cmpuint (count_changed (f, plain[0], &shown, 0, 0, NODE_W / 2, NODE_H / 2), ==, 0);
   g_assert_cmpuint (count_changed (f, plain[0], &shown, 600, 0, NODE_W / 2, NODE_H / 2), ==, 0);
@@ -1032,7 +1039,7 @@ test_condition_label (Fixture       *f,
   /* Zoomed out as far as names are drawn, it keeps its size on screen. */
   set_view (f, zooms[1], 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
   render_pixels (f, &shown);
-  g_assert_cmpuint (count_changed (f, plain[1], &shown, 300, 0, 40 / zooms[1], 8 / zooms[1]), >, 100);
+  g_assert_cmpuint (count_changed (f, plain[1], &shown, lx, ly, 40 / zooms[1], 8 / zooms[1]), >, 100);
 
   /* Farther out, where names are not drawn, it is not either. */
   set_view (f, zooms[2], 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
@@ -1048,7 +1055,7 @@ test_condition_label (Fixture       *f,
   set_view (f, 1.0, 300, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
   render_pixels (f, &shown);
   g_assert_cmpstr (condition_label_text (item, a), ==, "len(output['rows']) > 1…");
-  g_assert_cmpuint (count_changed (f, plain[0], &shown, 300, 0, 40, 8), >, 100);
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, lx, ly, 40, 8), >, 100);
 
   /* The default branch is drawn too. */
   g_free (when);
@@ -1056,7 +1063,7 @@ test_condition_label (Fixture       *f,
   set_skele (b, when);
   render_pixels (f, &shown);
   g_assert_cmpstr (condition_label_text (item, a), ==, "otherwise");
-  g_assert_cmpuint (count_changed (f, plain[0], &shown, 300, 0, 30, 8), >, 100);
+  g_assert_cmpuint (count_changed (f, plain[0], &shown, lx, ly, 30, 8), >, 100);
 
   /* Without the condition, the edge is plain again. */
   g_free (when);

@@ -30,6 +30,7 @@ _sk_canvas_update_actions (SkCanvas *self)
   GtkWidget *widget = GTK_WIDGET (self);
   gboolean has_project = self->project != NULL;
   gboolean has_focus = self->focus != NULL;
+  gboolean has_edge = self->edge_prior != NULL;
   gboolean has_selection = _sk_canvas_has_selection (self) || self->edge_prior != NULL;
   gboolean has_steps = has_project && self->items->len > 0;
 
@@ -39,9 +40,10 @@ _sk_canvas_update_actions (SkCanvas *self)
   gtk_widget_action_set_enabled (widget, "canvas.toggle-run", has_selection);
   gtk_widget_action_set_enabled (widget, "canvas.toggle-all", has_steps);
   gtk_widget_action_set_enabled (widget, "canvas.select-all", has_steps);
-  gtk_widget_action_set_enabled (widget, "canvas.activate", has_focus);
+  gtk_widget_action_set_enabled (widget, "canvas.activate", has_focus || has_edge);
   gtk_widget_action_set_enabled (widget, "canvas.properties", has_focus);
-  gtk_widget_action_set_enabled (widget, "canvas.menu", has_focus);
+  gtk_widget_action_set_enabled (widget, "canvas.menu", has_focus || has_edge);
+  gtk_widget_action_set_enabled (widget, "canvas.edit-condition", has_edge);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-in", self->zoom < SK_CANVAS_MAX_ZOOM - 1e-6);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-out", self->zoom > _sk_canvas_min_zoom (self) + 1e-6);
   gtk_widget_action_set_enabled (widget, "canvas.zoom-reset", fabs (self->zoom - 1.0) > 1e-6);
@@ -236,7 +238,10 @@ delete_selection (SkCanvas *self)
 
   if (doomed->len == 0 && self->edge_prior != NULL)
     {
+      /* A condition on a connection that is gone would come back with it
+       * only by undo, so it goes in the same step. */
       _sk_canvas_history_begin (self, _("Remove Connection"));
+      sk_node_set_condition (self->edge_node, sk_node_get_id (self->edge_prior), NULL);
       sk_node_remove_prior (self->edge_node, sk_node_get_id (self->edge_prior));
       _sk_canvas_history_end (self);
       _sk_canvas_clear_edge_selection (self);
@@ -303,6 +308,18 @@ show_node_menu (SkCanvas *self,
   g_menu_append (edit_section, _("_Properties…"), "canvas.properties");
   g_menu_append (edit_section, _("_Delete"), "canvas.delete");
 
+  /* A step that stands for another workflow is edited there. */
+  if (sk_node_get_workflow (node) != NULL)
+    {
+      g_autoptr(GMenu) workflow_section = g_menu_new ();
+
+      item = g_menu_item_new (_("Open _Sub-workflow"), NULL);
+      g_menu_item_set_action_and_target (item, "win.open-subworkflow", "s", id);
+      g_menu_append_item (workflow_section, item);
+      g_clear_object (&item);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (workflow_section));
+    }
+
   g_menu_append_section (menu, NULL, G_MENU_MODEL (run_section));
   g_menu_append_section (menu, NULL, G_MENU_MODEL (edit_section));
 
@@ -310,6 +327,139 @@ show_node_menu (SkCanvas *self,
   gtk_popover_set_pointing_to (GTK_POPOVER (self->popover),
                                &(GdkRectangle) { (int) x, (int) y, 1, 1 });
   gtk_popover_popup (GTK_POPOVER (self->popover));
+}
+
+/* The menu of a selected connection, from the keyboard. */
+static void
+show_edge_menu (SkCanvas *self,
+                double    x,
+                double    y)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+
+  g_menu_append (menu, _("Edit _Condition…"), "canvas.edit-condition");
+  g_menu_append (menu, _("_Remove Connection"), "canvas.delete");
+
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->popover), G_MENU_MODEL (menu));
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->popover),
+                               &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (self->popover));
+}
+
+/* Editing the condition on a connection */
+
+typedef struct
+{
+  SkCanvas  *self;
+  char      *prior_id;
+  char      *node_id;
+  GtkEntry  *entry;
+} ConditionEdit;
+
+static void
+condition_edit_free (gpointer  data,
+                     GClosure *closure)
+{
+  ConditionEdit *edit = data;
+
+  g_clear_weak_pointer (&edit->self);
+  g_free (edit->prior_id);
+  g_free (edit->node_id);
+  g_free (edit);
+}
+
+static void
+condition_response_cb (AdwMessageDialog *dialog,
+                       const char       *response,
+                       ConditionEdit    *edit)
+{
+  SkCanvas *self = edit->self;
+  SkNode *node;
+
+  if (!g_str_equal (response, "apply") || self == NULL || self->project == NULL)
+    return;
+
+  /* The workflow may have changed while the dialog was open. */
+  node = sk_project_get_node (self->project, edit->node_id);
+  if (node == NULL || !sk_node_has_prior (node, edit->prior_id))
+    {
+      _sk_canvas_emit_message (self, _("The connection is gone, so its condition was not changed."));
+      return;
+    }
+
+  _sk_canvas_history_begin (self, _("Edit Condition"));
+  sk_node_set_condition (node, edit->prior_id, gtk_editable_get_text (GTK_EDITABLE (edit->entry)));
+  _sk_canvas_history_end (self);
+
+  _sk_canvas_invalidate_edges (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Asks for the condition on the selected connection, in a small dialog:
+ * the expression wants room and a monospace font, more than a label on
+ * the canvas could give it. */
+static void
+edit_condition (SkCanvas *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  const char *condition;
+  g_autofree char *body = NULL;
+  ConditionEdit *edit;
+  GtkWidget *dialog;
+  GtkWidget *box;
+  GtkWidget *entry;
+  GtkWidget *hint;
+
+  if (self->project == NULL || self->edge_prior == NULL)
+    return;
+
+  condition = sk_node_get_condition (self->edge_node, sk_node_get_id (self->edge_prior));
+  /* Translators: the arguments are the names of two connected steps. */
+  body = g_strdup_printf (_("On the connection from “%s” to “%s”. The step after it runs only when "
+                            "the condition holds."),
+                          sk_node_get_name (self->edge_prior), sk_node_get_name (self->edge_node));
+
+  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                   _("Edit Condition"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "apply", _("_Apply"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "apply",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "apply");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  entry = gtk_entry_new ();
+  gtk_editable_set_text (GTK_EDITABLE (entry), condition != NULL ? condition : "");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_widget_add_css_class (entry, "monospace");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Condition"), -1);
+  hint = gtk_label_new (_("A Python expression over output, for example "
+                          "output[\"score\"] >= 80, or default. Leave it empty to remove "
+                          "the condition."));
+  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (hint), 0);
+  gtk_widget_add_css_class (hint, "dim-label");
+  gtk_widget_add_css_class (hint, "caption");
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY,
+                                  hint, NULL, -1);
+  gtk_box_append (GTK_BOX (box), entry);
+  gtk_box_append (GTK_BOX (box), hint);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
+
+  edit = g_new0 (ConditionEdit, 1);
+  g_set_weak_pointer (&edit->self, self);
+  edit->prior_id = g_strdup (sk_node_get_id (self->edge_prior));
+  edit->node_id = g_strdup (sk_node_get_id (self->edge_node));
+  edit->entry = GTK_ENTRY (entry);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (condition_response_cb), edit,
+                         condition_edit_free, 0);
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (entry);
 }
 
 /* Keyboard navigation */
@@ -578,8 +728,13 @@ activate_action (GtkWidget  *widget,
 {
   SkCanvas *self = SK_CANVAS (widget);
 
+  /* Return on a selected connection edits its condition. */
   if (self->focus == NULL)
-    return;
+    {
+      if (self->edge_prior != NULL)
+        edit_condition (self);
+      return;
+    }
 
   if (self->connect.source != NULL)
     _sk_canvas_connect_tool_use (self, self->focus);
@@ -607,12 +762,36 @@ menu_action (GtkWidget  *widget,
   SkCanvasItem *item = _sk_canvas_lookup_item (self, self->focus);
   double x, y;
 
+  if (item == NULL && self->edge_prior != NULL)
+    {
+      SkCanvasItem *from = _sk_canvas_lookup_item (self, self->edge_prior);
+      SkCanvasItem *to = _sk_canvas_lookup_item (self, self->edge_node);
+      double p[8];
+
+      if (from == NULL || to == NULL)
+        return;
+      /* The menu points at the middle of the connection. */
+      _sk_canvas_edge_route (from, to, p);
+      _sk_canvas_cubic_point (p, 0.5, &x, &y);
+      _sk_canvas_model_to_widget (self, x, y, &x, &y);
+      show_edge_menu (self, x, y);
+      return;
+    }
+
   if (item == NULL)
     return;
 
   _sk_canvas_scroll_to_item (self, item);
   _sk_canvas_model_to_widget (self, item->x, item->y + NODE_H / 2, &x, &y);
   show_node_menu (self, item->node, x, y);
+}
+
+static void
+edit_condition_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  edit_condition (SK_CANVAS (widget));
 }
 
 static void
@@ -847,6 +1026,9 @@ _sk_canvas_class_actions_init (SkCanvasClass *klass)
   gtk_widget_class_install_action (widget_class, "canvas.menu", NULL, menu_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Menu, 0, "canvas.menu", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, "canvas.menu", NULL);
+
+  gtk_widget_class_install_action (widget_class, "canvas.edit-condition", NULL, edit_condition_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "canvas.edit-condition", NULL);
 
   gtk_widget_class_install_action (widget_class, "canvas.move-focus", "s", move_focus_action);
   add_direction_bindings (widget_class, 0, "canvas.move-focus");

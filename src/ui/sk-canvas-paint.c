@@ -53,6 +53,9 @@
 #define EDGE_END_GAP 2.0
 #define EDGE_MIN_BEND 40.0
 #define ERROR_COLOR 0xe01b24
+/* A gate that waits asks for the person, as a warning does. */
+#define GATE_COLOR 0xff7800
+#define GATE_OUTLINE_WIDTH 3.5
 #define DESTRUCTIVE_COLOR 0xc01c28
 #define ACCENT_COLOR 0x3584e4
 #define ACCENT_COLOR_DARK 0x78aeed
@@ -128,7 +131,7 @@ state_color (SkNodeState state)
       return rgba (0x8ff0a4, 1);
     /* A gate that waits asks for the person, as a warning does. */
     case SK_NODE_STATE_AWAITING_APPROVAL:
-      return rgba (0xff7800, 1);
+      return rgba (GATE_COLOR, 1);
     /* A step without code is no error, only not written yet. */
     case SK_NODE_STATE_NO_CODE:
     case SK_NODE_STATE_IDLE:
@@ -1856,6 +1859,11 @@ draw_node_flat (SkCanvas     *self,
       outline = rgba (0x3584e4, 1);
       grow = RING_GAP + RING_WIDTH;
     }
+  else if (sk_node_get_state (item->node) == SK_NODE_STATE_AWAITING_APPROVAL)
+    {
+      outline = rgba (GATE_COLOR, 1);
+      grow = RING_GAP + RING_WIDTH;
+    }
   else if (node_has_problem (self, item->node))
     {
       outline = rgba (ERROR_COLOR, 1);
@@ -2028,6 +2036,7 @@ draw_node (SkCanvas     *self,
   GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
   GdkRGBA accent = rgba (0x3584e4, 1);
   GdkRGBA error = rgba (ERROR_COLOR, 1);
+  GdkRGBA gate = rgba (GATE_COLOR, 1);
   GdkRGBA stripe = state_color (state);
   GskRoundedRect rounded;
   TextPlace place;
@@ -2064,6 +2073,8 @@ draw_node (SkCanvas     *self,
 
   if (selected)
     append_rounded_border (snapshot, &rect, NODE_RADIUS, 2.5, &accent);
+  else if (state == SK_NODE_STATE_AWAITING_APPROVAL)
+    append_rounded_border (snapshot, &rect, NODE_RADIUS, GATE_OUTLINE_WIDTH, &gate);
   else if (problem)
     append_rounded_border (snapshot, &rect, NODE_RADIUS, 2.5, &error);
   else
@@ -2075,6 +2086,14 @@ draw_node (SkCanvas     *self,
 
       graphene_rect_inset_r (&rect, -2, -2, &outer);
       append_rounded_border (snapshot, &outer, NODE_RADIUS + 2, 2, &accent);
+    }
+  else if (selected && state == SK_NODE_STATE_AWAITING_APPROVAL)
+    {
+      graphene_rect_t outer;
+
+      /* Selected, a waiting gate keeps its colour just outside the accent. */
+      graphene_rect_inset_r (&rect, -2, -2, &outer);
+      append_rounded_border (snapshot, &outer, NODE_RADIUS + 2, 2, &gate);
     }
 
   place_text (self, item, state_layout (self, state), &place);
@@ -2397,7 +2416,10 @@ draw_edge_labels (SkCanvas              *self,
           if (!_sk_canvas_edge_visible (p, view))
             continue;
 
-          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          /* A condition sits where the edges from one step have parted,
+           * so that the conditions on its branches do not cover each
+           * other; what flowed goes below it. */
+          _sk_canvas_cubic_point (p, condition != NULL ? SK_CANVAS_CONDITION_POSITION : 0.5, &mx, &my);
           if (condition != NULL)
             {
               graphene_rect_t rect = condition_pill (condition, mx, my);
@@ -2448,7 +2470,7 @@ draw_conditions_far (SkCanvas              *self,
           if (condition == NULL)
             continue;
           _sk_canvas_edge_route (from, to, p);
-          _sk_canvas_cubic_point (p, 0.5, &mx, &my);
+          _sk_canvas_cubic_point (p, SK_CANVAS_CONDITION_POSITION, &mx, &my);
           if (!graphene_rect_contains_point (view, &GRAPHENE_POINT_INIT (mx, my)))
             continue;
 

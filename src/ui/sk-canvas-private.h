@@ -10,6 +10,10 @@
 
 G_BEGIN_DECLS
 
+/* How far along its edge a condition's label sits, from the prior: where
+ * the edges from one step have parted. */
+#define SK_CANVAS_CONDITION_POSITION 0.7
+
 #define SK_CANVAS_NODE_WIDTH  168.0
 #define SK_CANVAS_NODE_HEIGHT  60.0
 #define SK_CANVAS_MIN_ZOOM      0.2

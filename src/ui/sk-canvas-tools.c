@@ -180,6 +180,9 @@ _sk_canvas_click (SkCanvas        *self,
   if (_sk_canvas_edge_hit (self, x, y, &edge_prior, &edge_node))
     {
       _sk_canvas_select_edge (self, edge_prior, edge_node);
+      /* A double click edits the condition on the connection. */
+      if (n_press == 2)
+        gtk_widget_activate_action (GTK_WIDGET (self), "canvas.edit-condition", NULL);
       return;
     }
 

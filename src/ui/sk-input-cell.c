@@ -36,6 +36,8 @@ struct _SkInputCell
   AdwActionRow         *network_row;
   GtkSwitch            *network_switch;
   AdwActionRow         *read_row;
+  AdwActionRow         *approval_row;
+  GtkSwitch            *approval_switch;
 
   /* owned refs */
   SkHistory            *history;
@@ -814,6 +816,8 @@ update_access_summary (SkInputCell *self,
   adw_expander_row_set_subtitle (self->access_row, summary);
 }
 
+static void sync_approval_from_node (SkInputCell *self);
+
 static void
 sync_permissions_from_node (SkInputCell *self)
 {
@@ -826,6 +830,7 @@ sync_permissions_from_node (SkInputCell *self)
     adw_expander_row_remove (self->access_row, g_ptr_array_index (self->read_rows, i));
   g_ptr_array_set_size (self->read_rows, 0);
 
+  sync_approval_from_node (self);
   if (node == NULL)
     return;
 
@@ -885,6 +890,39 @@ network_switch_cb (SkInputCell *self)
   reads = sk_node_get_read_paths (node);
   set_permissions (self, active ? _("Allow Network") : _("Deny Network"), active,
                    (const char * const *) reads);
+}
+
+/* A gate stops the run before the step until someone approves it
+ * (DESIGN §10). */
+static void
+sync_approval_from_node (SkInputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  gboolean approval = node != NULL && sk_node_get_approval (node);
+
+  self->updating_permissions = TRUE;
+  gtk_switch_set_active (self->approval_switch, approval);
+  self->updating_permissions = FALSE;
+  adw_action_row_set_subtitle (self->approval_row,
+                               approval
+                               ? _("A run stops before this step until someone approves it.")
+                               : _("The step runs as soon as the steps before it are done."));
+}
+
+static void
+approval_switch_cb (SkInputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  gboolean active = gtk_switch_get_active (self->approval_switch);
+
+  if (self->updating_permissions || node == NULL || active == sk_node_get_approval (node))
+    return;
+
+  if (self->history != NULL)
+    sk_history_begin (self->history, active ? _("Ask for Approval") : _("Stop Asking for Approval"));
+  sk_node_set_approval (node, active);
+  if (self->history != NULL)
+    sk_history_end (self->history);
 }
 
 static void
@@ -1053,9 +1091,12 @@ sk_input_cell_class_init (SkInputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, access_row);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, network_row);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, network_switch);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, approval_row);
+  gtk_widget_class_bind_template_child (widget_class, SkInputCell, approval_switch);
   gtk_widget_class_bind_template_child (widget_class, SkInputCell, read_row);
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, network_switch_cb);
+  gtk_widget_class_bind_template_callback (widget_class, approval_switch_cb);
   gtk_widget_class_bind_template_callback (widget_class, read_row_activated_cb);
 
   gtk_widget_class_set_css_name (widget_class, "inputcell");

@@ -73,9 +73,24 @@ struct _SkOutputCell
   GtkScrolledWindow *agent_scroller;
   GtkListBox        *agent_list;
   GtkLabel          *tokens_label;
+  GtkBox            *gate_box;
+  GtkLabel          *gate_label;
+  GtkLabel          *gate_inputs_heading;
+  GtkBox            *gate_priors_box;
+  GtkEntry          *note_entry;
+  GtkButton         *show_code_button;
+  GtkButton         *deny_button;
+  GtkButton         *approve_button;
+  GtkLabel          *decision_label;
+
+  /* made here, in the header beside the folder button */
+  GtkWidget         *subworkflow_button;
 
   /* owned refs */
   GtkStringList     *files;
+  /* While a gate waits, the drop-down lists its priors' files as
+   * “PRIOR/FILE”: name → GFile. */
+  GHashTable        *gate_files;
   GListModel        *agent_log;
   GCancellable      *preview_cancellable;
   GCancellable      *cancellable;
@@ -186,6 +201,12 @@ has_extension (const char         *name,
   return g_strv_contains (extensions, lower);
 }
 
+static gboolean
+is_waiting_gate (SkNode *node)
+{
+  return sk_node_get_state (node) == SK_NODE_STATE_AWAITING_APPROVAL && sk_node_get_approval (node);
+}
+
 static GFile *
 resolve_file (SkOutputCell *self,
               const char   *name)
@@ -193,6 +214,9 @@ resolve_file (SkOutputCell *self,
   g_autoptr(GFile) folder = NULL;
   SkProject *project = sk_cell_get_project (SK_CELL (self));
   SkNode *node = sk_cell_get_node (SK_CELL (self));
+
+  if (self->gate_files != NULL && g_hash_table_contains (self->gate_files, name))
+    return g_object_ref (g_hash_table_lookup (self->gate_files, name));
 
   if (g_path_is_absolute (name))
     return g_file_new_for_path (name);
@@ -532,7 +556,38 @@ sync_files_from_node (SkOutputCell *self)
   guint position = GTK_INVALID_LIST_POSITION;
   guint n_items;
 
-  if (node != NULL)
+  g_autoptr(GStrvBuilder) gate_names = NULL;
+  g_auto(GStrv) gate_files = NULL;
+
+  g_hash_table_remove_all (self->gate_files);
+  if (node != NULL && is_waiting_gate (node))
+    {
+      SkProject *project = sk_cell_get_project (SK_CELL (self));
+      const char * const *priors = sk_node_get_priors (node);
+
+      /* A gate has made nothing yet; what it shows is what it receives. */
+      gate_names = g_strv_builder_new ();
+      for (guint i = 0; project != NULL && priors != NULL && priors[i] != NULL; i++)
+        {
+          SkNode *prior = sk_project_get_node (project, priors[i]);
+          const char * const *prior_files = prior != NULL ? sk_node_get_output_files (prior) : NULL;
+          g_autoptr(GFile) folder = prior != NULL ? sk_project_get_node_folder (project, prior) : NULL;
+
+          for (guint j = 0; folder != NULL && prior_files != NULL && prior_files[j] != NULL; j++)
+            {
+              char *shown = g_strdup_printf ("%s/%s", sk_node_get_key (prior), prior_files[j]);
+              GFile *file = g_path_is_absolute (prior_files[j])
+                ? g_file_new_for_path (prior_files[j])
+                : g_file_resolve_relative_path (folder, prior_files[j]);
+
+              g_strv_builder_add (gate_names, shown);
+              g_hash_table_insert (self->gate_files, shown, file);
+            }
+        }
+      gate_files = g_strv_builder_end (gate_names);
+      files = (const char * const *) gate_files;
+    }
+  else if (node != NULL)
     files = sk_node_get_output_files (node);
 
   self->updating_files = TRUE;
@@ -577,7 +632,8 @@ sync_output_text (SkOutputCell *self)
                           !has_text && node != NULL && sk_node_get_error_text (node) == NULL &&
                           sk_node_get_state (node) != SK_NODE_STATE_RUNNING &&
                           sk_node_get_state (node) != SK_NODE_STATE_WRITING_CODE &&
-                          sk_node_get_state (node) != SK_NODE_STATE_FAILED);
+                          sk_node_get_state (node) != SK_NODE_STATE_FAILED &&
+                          !is_waiting_gate (node));
 }
 
 static const char *
@@ -593,6 +649,7 @@ state_icon_name (SkNodeState state)
     case SK_NODE_STATE_SKIPPED: return "media-skip-forward-symbolic";
     case SK_NODE_STATE_CANCELLED: return "process-stop-symbolic";
     case SK_NODE_STATE_UP_TO_DATE: return "object-select-symbolic";
+    case SK_NODE_STATE_AWAITING_APPROVAL: return "emblem-important-symbolic";
     case SK_NODE_STATE_RUNNING:
     case SK_NODE_STATE_WRITING_CODE:
     default:
@@ -761,8 +818,10 @@ sync_error (SkOutputCell *self)
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->detail_view),
                             detail != NULL ? detail : "", -1);
   gtk_widget_set_visible (GTK_WIDGET (self->details_expander), detail != NULL && detail[0] != '\0');
+  /* A waiting gate's panel says what its error text would. */
   gtk_widget_set_visible (GTK_WIDGET (self->error_box),
-                          failed || (text != NULL && text[0] != '\0'));
+                          (failed || (text != NULL && text[0] != '\0')) &&
+                          !(node != NULL && is_waiting_gate (node)));
   gtk_widget_set_visible (self->explain_button, failed);
   if (failed)
     gtk_actionable_set_action_target (GTK_ACTIONABLE (self->explain_button), "s", sk_node_get_id (node));
@@ -972,6 +1031,194 @@ picture_clicked_cb (SkOutputCell *self)
   gtk_window_present (GTK_WINDOW (viewer));
 }
 
+/* Gates */
+
+static GtkWidget *
+create_prior_row (SkNode *prior)
+{
+  const char *text = sk_node_get_output_text (prior);
+  const char * const *files = sk_node_get_output_files (prior);
+  guint n_files = files != NULL ? g_strv_length ((char **) files) : 0;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *name = gtk_label_new (sk_node_get_name (prior));
+  GtkWidget *output;
+
+  gtk_widget_add_css_class (box, "sk-gate-prior");
+  gtk_label_set_xalign (GTK_LABEL (name), 0);
+  gtk_label_set_wrap (GTK_LABEL (name), TRUE);
+  gtk_widget_add_css_class (name, "heading");
+  gtk_box_append (GTK_BOX (box), name);
+
+  if (text != NULL && text[0] != '\0')
+    {
+      output = gtk_label_new (text);
+      gtk_label_set_selectable (GTK_LABEL (output), TRUE);
+    }
+  else
+    {
+      output = gtk_label_new (_("Reported nothing."));
+      gtk_widget_add_css_class (output, "dim-label");
+    }
+  gtk_label_set_xalign (GTK_LABEL (output), 0);
+  gtk_label_set_wrap (GTK_LABEL (output), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (output), PANGO_WRAP_WORD_CHAR);
+  gtk_box_append (GTK_BOX (box), output);
+
+  if (n_files > 0)
+    {
+      g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                             "%u file, in the list below",
+                                                             "%u files, in the list below",
+                                                             n_files),
+                                                n_files);
+      GtkWidget *label = gtk_label_new (count);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+
+  return box;
+}
+
+static void
+sync_gate (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  gboolean waiting = node != NULL && is_waiting_gate (node);
+  g_autoptr(SkApproval) approval = NULL;
+  GtkWidget *child;
+  guint n_priors = 0;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->gate_priors_box))) != NULL)
+    gtk_box_remove (self->gate_priors_box, child);
+
+  if (waiting)
+    {
+      const char * const *priors = sk_node_get_priors (node);
+      g_autofree char *text = NULL;
+
+      for (guint i = 0; project != NULL && priors != NULL && priors[i] != NULL; i++)
+        {
+          SkNode *prior = sk_project_get_node (project, priors[i]);
+
+          if (prior == NULL)
+            continue;
+          gtk_box_append (self->gate_priors_box, create_prior_row (prior));
+          n_priors++;
+        }
+
+      /* Translators: %s is a step's name. */
+      text = g_strdup_printf (_("The run stopped before “%s”. Look at what it receives and at its "
+                                "code, then approve it to run it and go on, or deny it to skip it "
+                                "and the steps that need it."),
+                              sk_node_get_name (node));
+      gtk_label_set_label (self->gate_label, text);
+    }
+  else
+    gtk_editable_set_text (GTK_EDITABLE (self->note_entry), "");
+
+  gtk_widget_set_visible (GTK_WIDGET (self->gate_inputs_heading), n_priors > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->gate_box), waiting);
+
+  if (node != NULL && project != NULL && sk_node_get_approval (node))
+    {
+      g_autoptr(GFile) folder = sk_project_get_node_folder (project, node);
+      g_autofree char *path = folder != NULL ? g_file_get_path (folder) : NULL;
+
+      if (path != NULL)
+        approval = sk_approval_read (path, sk_node_get_key (node));
+    }
+
+  if (approval != NULL)
+    {
+      g_autofree char *description = sk_approval_describe (approval);
+
+      if (waiting)
+        {
+          /* Translators: %s is a decision, as in “Approved by Ann on … .”; it
+           * was made on other inputs than those the gate waits with now. */
+          g_autofree char *earlier = g_strdup_printf (_("Earlier, on other inputs: %s"), description);
+
+          gtk_label_set_label (self->decision_label, earlier);
+        }
+      else
+        gtk_label_set_label (self->decision_label, description);
+    }
+  else
+    gtk_label_set_label (self->decision_label, "");
+  gtk_widget_set_visible (GTK_WIDGET (self->decision_label), approval != NULL);
+}
+
+static void
+decide (SkOutputCell *self,
+        gboolean      approved)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  const char *note = gtk_editable_get_text (GTK_EDITABLE (self->note_entry));
+  g_autoptr(GError) error = NULL;
+
+  if (node == NULL || project == NULL)
+    return;
+
+  if (!sk_project_decide_gate (project, node, approved, note[0] != '\0' ? note : NULL, &error))
+    {
+      sk_cell_emit_message (SK_CELL (self), error->message);
+      return;
+    }
+
+  gtk_editable_set_text (GTK_EDITABLE (self->note_entry), "");
+  sync_gate (self);
+
+  /* The run goes on from the gate as the Run button would start it; the
+   * steps before it are up to date. */
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.run", NULL);
+}
+
+static void
+approve_clicked_cb (SkOutputCell *self)
+{
+  decide (self, TRUE);
+}
+
+static void
+deny_clicked_cb (SkOutputCell *self)
+{
+  decide (self, FALSE);
+}
+
+/* A step that stands for another workflow has nothing of its own to
+ * show in its folder; the way to what it runs is beside that button. */
+static void
+sync_subworkflow (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+
+  gtk_widget_set_visible (self->subworkflow_button,
+                          node != NULL && sk_node_get_workflow (node) != NULL);
+}
+
+static void
+subworkflow_clicked_cb (SkOutputCell *self)
+{
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+
+  g_assert (SK_IS_OUTPUT_CELL (self));
+
+  if (node != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.open-subworkflow", "s", sk_node_get_id (node));
+}
+
+static void
+node_changed_cb (SkOutputCell *self)
+{
+  sync_gate (self);
+  sync_subworkflow (self);
+}
+
 static void
 node_state_cb (SkOutputCell *self)
 {
@@ -981,6 +1228,14 @@ node_state_cb (SkOutputCell *self)
   sync_error (self);
   sync_agent (self);
   sync_output_text (self);
+  sync_gate (self);
+  /* A gate that starts or stops waiting shows its inputs' files, or its
+   * own. */
+  if (sk_node_get_approval (sk_cell_get_node (SK_CELL (self))))
+    {
+      sync_files_from_node (self);
+      reload_preview (self);
+    }
 }
 
 static void
@@ -1088,12 +1343,14 @@ sync_all (SkOutputCell *self)
 
   gtk_stack_set_visible_child_name (self->stack, has_node ? "node" : "empty");
   gtk_widget_set_visible (GTK_WIDGET (self->open_folder_button), has_node);
+  sync_subworkflow (self);
   sync_elapsed (self);
   sync_state (self);
   sync_error (self);
   sync_agent (self);
   sync_tokens (self);
   sync_output_text (self);
+  sync_gate (self);
   sync_files_from_node (self);
   reload_preview (self);
 }
@@ -1135,6 +1392,7 @@ sk_output_cell_dispose (GObject *object)
   sk_cell_dispose_template (SK_CELL (self), SK_TYPE_OUTPUT_CELL);
 
   g_clear_object (&self->files);
+  g_clear_pointer (&self->gate_files, g_hash_table_unref);
   g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (sk_output_cell_parent_class)->dispose (object);
@@ -1239,6 +1497,17 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_scroller);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, agent_list);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, tokens_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, gate_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, gate_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, gate_inputs_heading);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, gate_priors_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, note_entry);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, show_code_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, deny_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, approve_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, decision_label);
+  gtk_widget_class_bind_template_callback (widget_class, approve_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, deny_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_folder_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, copy_error_clicked_cb);
@@ -1261,6 +1530,19 @@ sk_output_cell_init (SkOutputCell *self)
   sk_markdown_setup_view (self->report_view);
   sk_markdown_setup_view (self->markdown_view);
 
+  /* The header is the template's, so the sub-workflow button goes in it
+   * here, right after the folder button, in the order Tab reaches them.
+   * It has no mnemonic: Alt+S is the window's Stop. */
+  self->subworkflow_button = gtk_button_new_with_label (_("Open Sub-workflow"));
+  gtk_widget_set_tooltip_text (self->subworkflow_button, _("Open the workflow this step stands for in a new window"));
+  gtk_widget_set_valign (self->subworkflow_button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (self->subworkflow_button, "flat");
+  gtk_widget_insert_after (self->subworkflow_button,
+                           gtk_widget_get_parent (GTK_WIDGET (self->open_folder_button)),
+                           GTK_WIDGET (self->open_folder_button));
+  g_signal_connect_object (self->subworkflow_button, "clicked",
+                           G_CALLBACK (subworkflow_clicked_cb), self, G_CONNECT_SWAPPED);
+
   self->live_at_end = TRUE;
   adjustment = gtk_scrolled_window_get_vadjustment (self->live_scroller);
   g_signal_connect_object (adjustment, "notify::upper",
@@ -1280,6 +1562,7 @@ sk_output_cell_init (SkOutputCell *self)
   self->cancellable = g_cancellable_new ();
 
   self->files = gtk_string_list_new (NULL);
+  self->gate_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   gtk_drop_down_set_model (self->files_drop_down, G_LIST_MODEL (self->files));
   g_signal_connect_object (self->files_drop_down, "notify::selected",
                            G_CALLBACK (selected_cb), self, G_CONNECT_SWAPPED);
@@ -1299,6 +1582,10 @@ sk_output_cell_init (SkOutputCell *self)
                                  G_CALLBACK (node_tokens_cb), self, G_CONNECT_SWAPPED);
   g_signal_group_connect_object (node_signals, "changed",
                                  G_CALLBACK (node_tokens_cb), self, G_CONNECT_SWAPPED);
+  /* Making a step a gate, or an ordinary step again, changes only its
+   * "skele" member. */
+  g_signal_group_connect_object (node_signals, "changed",
+                                 G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
   /* A renamed step has another folder. */
   g_signal_group_connect_object (node_signals, "notify::key",
                                  G_CALLBACK (node_output_cb), self, G_CONNECT_SWAPPED);

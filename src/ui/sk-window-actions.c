@@ -787,6 +787,62 @@ edit_process_action (GtkWidget  *widget,
   _sk_window_show_properties (SK_WINDOW (widget), NULL);
 }
 
+/* A sub-workflow step opens the workflow it stands for in a window of its
+ * own, through the application's own way of opening a folder, so that a
+ * workflow already open is brought forward rather than opened twice. */
+static void
+open_subworkflow_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  SkProject *project = _sk_window_project (self);
+  const char *id = g_variant_get_string (parameter, NULL);
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GFile) process = NULL;
+  g_autofree char *message = NULL;
+  GtkApplication *app;
+  const char *relative;
+  SkNode *node;
+
+  if (project == NULL || sk_project_get_folder (project) == NULL)
+    return;
+
+  node = sk_project_get_node (project, id);
+  relative = node != NULL ? sk_node_get_workflow (node) : NULL;
+  if (relative == NULL)
+    {
+      sk_window_show_toast (self, _("This step is not a sub-workflow: it names no workflow folder."));
+      return;
+    }
+
+  folder = g_file_resolve_relative_path (sk_project_get_folder (project), relative);
+  process = g_file_get_child (folder, SK_PROJECT_FILE_NAME);
+  if (g_file_query_file_type (folder, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    {
+      /* Translators: %s is a folder, relative to the workflow's. */
+      message = g_strdup_printf (_("The sub-workflow folder “%s” does not exist. Create a workflow "
+                                   "there, or change “workflow” in the step’s Properties to the "
+                                   "folder of one."), relative);
+      sk_window_show_toast (self, message);
+      return;
+    }
+  if (!g_file_query_exists (process, NULL))
+    {
+      /* Translators: the first %s is a folder, relative to the workflow's. */
+      message = g_strdup_printf (_("The folder “%s” holds no workflow (it has no %s). Save a "
+                                   "workflow there, or change “workflow” in the step’s Properties "
+                                   "to the folder of one."), relative, SK_PROJECT_FILE_NAME);
+      sk_window_show_toast (self, message);
+      return;
+    }
+
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  if (app == NULL)
+    return;
+  g_application_open (G_APPLICATION (app), &folder, 1, "");
+}
+
 /* The zoom buttons float over the canvas but are not inside it, so they
  * reach its actions through these. */
 static void
@@ -810,6 +866,44 @@ focus_canvas_action (GtkWidget  *widget,
   SkWindow *self = SK_WINDOW (widget);
 
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
+/* The code view inside the code cell, wherever its template puts it. */
+static GtkWidget *
+find_source_view (GtkWidget *widget)
+{
+  if (GTK_SOURCE_IS_VIEW (widget))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *view = find_source_view (child);
+
+      if (view != NULL)
+        return view;
+    }
+
+  return NULL;
+}
+
+/* “Show Code” on a gate: the code cell, brought forward where the cells
+ * are folded, with the keyboard in its code. */
+static void
+show_code_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  GtkWidget *view;
+
+  adw_leaflet_set_visible_child (self->cells_leaflet, GTK_WIDGET (self->code_cell));
+  view = find_source_view (GTK_WIDGET (self->code_cell));
+  if (view != NULL)
+    gtk_widget_grab_focus (view);
+  else
+    gtk_widget_child_focus (GTK_WIDGET (self->code_cell), GTK_DIR_TAB_FORWARD);
 }
 
 /**
@@ -836,9 +930,11 @@ _sk_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.regenerate-code", NULL, regenerate_code_action);
   gtk_widget_class_install_action (widget_class, "win.arrange", NULL, arrange_action);
   gtk_widget_class_install_action (widget_class, "win.edit-process", NULL, edit_process_action);
+  gtk_widget_class_install_action (widget_class, "win.open-subworkflow", "s", open_subworkflow_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-reset", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.focus-canvas", NULL, focus_canvas_action);
+  gtk_widget_class_install_action (widget_class, "win.show-code", NULL, show_code_action);
 }

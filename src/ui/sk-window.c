@@ -960,6 +960,7 @@ sk_window_init (SkWindow *self)
   g_signal_connect_swapped (self->main_paned, "notify::position", G_CALLBACK (main_paned_moved_cb), self);
   sk_output_cell_set_agent_log (self->output_cell, G_LIST_MODEL (self->agent_log));
   g_signal_connect_object (self->input_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->output_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->code_cell, "message", G_CALLBACK (show_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->code_cell, "notify::has-script", G_CALLBACK (_sk_window_update_actions), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_agent_ready), self, G_CONNECT_SWAPPED);
