@@ -815,6 +815,14 @@ test_when_first_true (gconstpointer data)
       assert_states (&outcome, others[i], "queued skipped");
     }
 
+  /* The record says so too, so that the workflow opened again shows it. */
+  {
+    g_autofree char *record = sk_test_read_text (wf->folder, "less/.skele/record.json");
+
+    sk_test_assert_contains (record, "\"skipped\"");
+    sk_test_assert_contains (record, "Condition not met");
+  }
+
   /* With 3 only "less" is true; the branch that ran before is skipped
    * now, and what it reported is gone. */
   write_script (wf, "score", NULL, SCORE_IS (3));

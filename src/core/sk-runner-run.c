@@ -463,9 +463,16 @@ complete_node (NodeRun     *node_run,
   else if (state == SK_NODE_STATE_SKIPPED && error_text != NULL)
     {
       /* A step the control flow or a gate kept from running has no output
-       * of this run; what an earlier run left would pass for it. */
+       * of this run; what an earlier run left would pass for it. One that
+       * only waits, for code or for a decision, keeps its last result
+       * on disk until it runs, and a denied gate what it waited for, so
+       * that the decision can be taken again. */
       sk_node_set_output_text (node_run->node, "");
       sk_node_set_output_files (node_run->node, NULL);
+      if (!node_run->waiting && !node_run->held && !run->generate_only &&
+          !sk_node_get_approval (node_run->node) &&
+          !write_record (node_run, state_status (state), error_text, NULL, NULL))
+        sk_run_record_withdraw (node_run->folder_path, key, NULL);
     }
   else if (state == SK_NODE_STATE_FAILED)
     {
