@@ -582,12 +582,12 @@ test_condition_syntax (void)
 
   run_skele (&result, "validate", dir, NULL);
   assert_status (&result, 2);
-  sk_test_assert_contains (result.err, "The condition output['value'] == on the connection from "
-                                       "“score” to “high” is not a Python expression");
+  sk_test_assert_contains (result.err, "The condition from “score” to “high” is not Python: "
+                                       "invalid syntax.");
 
   run_skele (&result, "run", dir, NULL);
   assert_status (&result, 2);
-  sk_test_assert_contains (result.err, "is not a Python expression");
+  sk_test_assert_contains (result.err, "is not Python");
   assert_runs (dir, "");
 
   sk_test_remove_tree (dir);

@@ -824,11 +824,11 @@ sk_project_check_conditions (SkProject  *project,
         continue;
 
       _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, node_id,
-                               /* Translators: a condition, two steps' names, then Python's error. */
-                               _("The condition %s on the connection from “%s” to “%s” is not a "
-                                 "Python expression: %s. Correct it, or write “default”."),
-                               sk_node_get_condition (node, prior_id), sk_node_get_name (prior),
-                               sk_node_get_name (node), sk_json_get_string (entry, "error"));
+                               /* Translators: two steps' names, then Python's error. The
+                                * message is short, as a notification shows it on one line. */
+                               _("The condition from “%s” to “%s” is not Python: %s."),
+                               sk_node_get_name (prior), sk_node_get_name (node),
+                               sk_json_get_string (entry, "error"));
     }
 
   return TRUE;
