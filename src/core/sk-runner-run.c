@@ -1636,9 +1636,13 @@ compose_foreach_outputs (NodeRun *node_run)
   sk_node_set_output_files (node_run->node, (const char * const *) all_files);
 }
 
+/* Completes a step whose output the harness put together from others:
+ * its items', or its sub-workflow's last steps'. @failure says that they
+ * could not be put together, before why. */
 static void
-foreach_joined (NodeRun    *node_run,
-                JsonObject *report)
+complete_combined (NodeRun    *node_run,
+                   JsonObject *report,
+                   const char *failure)
 {
   Run *run = node_run->run;
   g_autoptr(GError) error = NULL;
@@ -1650,8 +1654,7 @@ foreach_joined (NodeRun    *node_run,
       const char *message = sk_json_get_string (report, "error");
       g_autofree char *text = NULL;
 
-      /* Translators: %s says why. */
-      text = g_strdup_printf (_("The items’ outputs could not be put together: %s"),
+      text = g_strdup_printf ("%s %s", failure,
                               message != NULL ? message : _("Python ended without a report."));
       complete_node (node_run, g_cancellable_is_cancelled (run->cancellable)
                                ? SK_NODE_STATE_CANCELLED : SK_NODE_STATE_FAILED, text, NULL);
@@ -1673,6 +1676,13 @@ foreach_joined (NodeRun    *node_run,
 
   complete_node (node_run, SK_NODE_STATE_SUCCEEDED, NULL, NULL);
   schedule (run);
+}
+
+static void
+foreach_joined (NodeRun    *node_run,
+                JsonObject *report)
+{
+  complete_combined (node_run, report, _("The items’ outputs could not be put together:"));
 }
 
 /* Once every item is over: the step failed with its first failed item, or
@@ -1964,39 +1974,8 @@ static void
 subflow_collected (NodeRun    *node_run,
                    JsonObject *report)
 {
-  Run *run = node_run->run;
-  g_autoptr(GError) error = NULL;
-
-  run->running--;
-
-  if (g_strcmp0 (sk_json_get_string (report, "status"), "success") != 0)
-    {
-      const char *message = sk_json_get_string (report, "error");
-      g_autofree char *text = NULL;
-
-      /* Translators: %s says why. */
-      text = g_strdup_printf (_("The outputs of the sub-workflow could not be put together: %s"),
-                              message != NULL ? message : _("Python ended without a report."));
-      complete_node (node_run, g_cancellable_is_cancelled (run->cancellable)
-                               ? SK_NODE_STATE_CANCELLED : SK_NODE_STATE_FAILED, text, NULL);
-      schedule (run);
-      return;
-    }
-
-  g_clear_pointer (&node_run->result, json_object_unref);
-  node_run->result = json_object_ref (report);
-  if (!write_record (node_run, "success", NULL, NULL, &error))
-    {
-      g_autofree char *text = g_strdup_printf (_("The step ran, but its result could not "
-                                                 "be recorded: %s"), error->message);
-
-      complete_node (node_run, SK_NODE_STATE_FAILED, text, NULL);
-      schedule (run);
-      return;
-    }
-
-  complete_node (node_run, SK_NODE_STATE_SUCCEEDED, NULL, NULL);
-  schedule (run);
+  complete_combined (node_run, report,
+                     _("The outputs of the sub-workflow could not be put together:"));
 }
 
 /* The report of the step: how the inner run went, and the end of the
