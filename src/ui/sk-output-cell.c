@@ -15,6 +15,7 @@
 #include "sk-image-viewer.h"
 #include "sk-markdown.h"
 #include "sk-output-cell.h"
+#include "sk-run-record.h"
 #include "sk-table-view.h"
 
 #define TEXT_PREVIEW_LIMIT (64 * 1024)
@@ -24,6 +25,8 @@
 #define LIVE_MAX_HEIGHT    240
 #define LIVE_MAX_LINES     200
 #define LIVE_MAX_CHARS     (64 * 1024)
+#define ITEM_LINE_WORDS    6
+#define ITEM_LINE_CHARS    48
 
 struct _SkOutputCell
 {
@@ -82,6 +85,8 @@ struct _SkOutputCell
   GtkButton         *deny_button;
   GtkButton         *approve_button;
   GtkLabel          *decision_label;
+  GtkBox            *items_box;
+  GtkDropDown       *items_drop_down;
 
   /* made here, in the header beside the folder button */
   GtkWidget         *subworkflow_button;
@@ -94,6 +99,10 @@ struct _SkOutputCell
   GListModel        *agent_log;
   GCancellable      *preview_cancellable;
   GCancellable      *cancellable;
+  /* A for-each step's items found on disk, as ItemRecord, and their names
+   * in the item drop-down after “All items”. */
+  GPtrArray         *items;
+  GtkStringList     *item_names;
 
   /* One of "none", "image", "text", "markdown", "table", "unsupported"
    * and "error". */
@@ -104,6 +113,7 @@ struct _SkOutputCell
   guint              elapsed_source;
 
   guint              updating_files : 1;
+  guint              updating_items : 1;
   guint              agent_log_at_end : 1;
   guint              live_at_end : 1;
 };
@@ -130,6 +140,13 @@ typedef struct
   gboolean     truncated;
   gboolean     was_image;
 } PreviewData;
+
+/* One item of a for-each step, as its record in KEY/items/N says. */
+typedef struct
+{
+  guint       index;
+  JsonObject *record;
+} ItemRecord;
 
 G_DEFINE_FINAL_TYPE (SkOutputCell, sk_output_cell, SK_TYPE_CELL)
 
@@ -205,6 +222,33 @@ static gboolean
 is_waiting_gate (SkNode *node)
 {
   return sk_node_get_state (node) == SK_NODE_STATE_AWAITING_APPROVAL && sk_node_get_approval (node);
+}
+
+static void
+item_record_free (gpointer data)
+{
+  ItemRecord *item = data;
+
+  g_clear_pointer (&item->record, json_object_unref);
+  g_free (item);
+}
+
+/* The item chosen in the item drop-down, or %NULL for “All items”. */
+static ItemRecord *
+selected_item (SkOutputCell *self)
+{
+  guint position = gtk_drop_down_get_selected (self->items_drop_down);
+
+  if (position == 0 || position == GTK_INVALID_LIST_POSITION || position > self->items->len)
+    return NULL;
+
+  return g_ptr_array_index (self->items, position - 1);
+}
+
+static gboolean
+item_failed (const ItemRecord *item)
+{
+  return g_strcmp0 (sk_json_get_string (item->record, "status"), "failed") == 0;
 }
 
 static GFile *
@@ -558,6 +602,7 @@ sync_files_from_node (SkOutputCell *self)
 
   g_autoptr(GStrvBuilder) gate_names = NULL;
   g_auto(GStrv) gate_files = NULL;
+  g_auto(GStrv) item_paths = NULL;
 
   g_hash_table_remove_all (self->gate_files);
   if (node != NULL && is_waiting_gate (node))
@@ -586,6 +631,28 @@ sync_files_from_node (SkOutputCell *self)
         }
       gate_files = g_strv_builder_end (gate_names);
       files = (const char * const *) gate_files;
+    }
+  else if (node != NULL && selected_item (self) != NULL)
+    {
+      ItemRecord *item = selected_item (self);
+      JsonArray *item_files = sk_json_get_array (item->record, "output_files");
+      g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+
+      /* The item's record lists its files in its own folder; the step's
+       * list, and so the preview, names them from the step's folder. */
+      for (guint i = 0; item_files != NULL && i < json_array_get_length (item_files); i++)
+        {
+          const char *name = json_array_get_string_element (item_files, i);
+
+          if (name != NULL && name[0] != '\0' && !g_path_is_absolute (name))
+            {
+              g_autofree char *path = g_strdup_printf ("items/%u/%s", item->index, name);
+
+              g_strv_builder_add (names, path);
+            }
+        }
+      item_paths = g_strv_builder_end (names);
+      files = (const char * const *) item_paths;
     }
   else if (node != NULL)
     files = sk_node_get_output_files (node);
@@ -617,15 +684,26 @@ static void
 sync_output_text (SkOutputCell *self)
 {
   SkNode *node = sk_cell_get_node (SK_CELL (self));
+  ItemRecord *item = selected_item (self);
   const char *text = node != NULL ? sk_node_get_output_text (node) : "";
-  gboolean has_text = text != NULL && text[0] != '\0';
+  gboolean has_text;
+  gboolean markdown;
 
-  gboolean markdown = has_text && sk_markdown_looks_like (text);
+  if (item != NULL)
+    text = sk_json_get_string (item->record, "output_text");
+  has_text = text != NULL && text[0] != '\0';
+  markdown = has_text && sk_markdown_looks_like (text);
 
   gtk_label_set_text (self->output_label, has_text && !markdown ? text : "");
   sk_markdown_render (gtk_text_view_get_buffer (self->report_view), markdown ? text : NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->output_label), has_text && !markdown);
   gtk_widget_set_visible (GTK_WIDGET (self->report_view), markdown);
+  /* A failed item says so in its error. */
+  if (item != NULL)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->no_output_label), !has_text && !item_failed (item));
+      return;
+    }
   /* "Nothing reported yet" would not be true of a step that is running,
    * or that failed or has no code: those say so themselves. */
   gtk_widget_set_visible (GTK_WIDGET (self->no_output_label),
@@ -798,9 +876,16 @@ sync_error (SkOutputCell *self)
   const char *detail = NULL;
   g_autofree char *sentence = NULL;
   SkNode *node = sk_cell_get_node (SK_CELL (self));
+  ItemRecord *item = selected_item (self);
   gboolean failed = FALSE;
 
-  if (node != NULL)
+  if (item != NULL)
+    {
+      text = sk_json_get_string (item->record, "error");
+      detail = sk_json_get_string (item->record, "detail");
+      failed = item_failed (item);
+    }
+  else if (node != NULL)
     {
       text = sk_node_get_error_text (node);
       detail = sk_node_get_error_detail (node);
@@ -809,6 +894,8 @@ sync_error (SkOutputCell *self)
 
   if (text != NULL && text[0] != '\0')
     sentence = as_sentence (text);
+  else if (item != NULL)
+    sentence = g_strdup (_("This item failed."));
   else
     sentence = g_strdup (_("This step failed."));
 
@@ -822,8 +909,9 @@ sync_error (SkOutputCell *self)
   gtk_widget_set_visible (GTK_WIDGET (self->error_box),
                           (failed || (text != NULL && text[0] != '\0')) &&
                           !(node != NULL && is_waiting_gate (node)));
-  gtk_widget_set_visible (self->explain_button, failed);
-  if (failed)
+  /* Explaining a failure is about the step, which the agent can see. */
+  gtk_widget_set_visible (self->explain_button, failed && item == NULL);
+  if (failed && item == NULL)
     gtk_actionable_set_action_target (GTK_ACTIONABLE (self->explain_button), "s", sk_node_get_id (node));
 }
 
@@ -1212,16 +1300,223 @@ subworkflow_clicked_cb (SkOutputCell *self)
     gtk_widget_activate_action (GTK_WIDGET (self), "win.open-subworkflow", "s", sk_node_get_id (node));
 }
 
+/* For each */
+
+/* The line of an item's report that tells it from the others, as the
+ * step's own report picks it: the first line describes the task, the same
+ * for every item, so the next one; its first words are enough to tell. */
+static char *
+item_summary (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text != NULL ? text : "", "\n", -1);
+  g_auto(GStrv) words = NULL;
+  g_autoptr(GString) summary = g_string_new (NULL);
+  const char *first = NULL;
+  const char *line = NULL;
+  guint n_words = 0;
+
+  for (guint i = 0; lines[i] != NULL && line == NULL; i++)
+    {
+      if (sk_util_is_blank (lines[i]))
+        continue;
+      if (first != NULL)
+        line = lines[i];
+      else
+        first = lines[i];
+    }
+  if (line == NULL)
+    line = first;
+  if (line == NULL)
+    return g_strdup ("");
+
+  words = g_strsplit_set (line, " \t\r", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      if (words[i][0] == '\0')
+        continue;
+      if (n_words == ITEM_LINE_WORDS ||
+          g_utf8_strlen (summary->str, -1) + g_utf8_strlen (words[i], -1) >= ITEM_LINE_CHARS)
+        {
+          g_string_append (summary, "…");
+          break;
+        }
+      if (n_words > 0)
+        g_string_append_c (summary, ' ');
+      g_string_append (summary, words[i]);
+      n_words++;
+    }
+
+  return g_utf8_make_valid (summary->str, -1);
+}
+
+static const char *
+describe_item_status (const char *status)
+{
+  /* Translators: how an item of a for-each step went, as in “Item 3 — failed”. */
+  if (g_strcmp0 (status, "failed") == 0)
+    return C_("item", "failed");
+  if (g_strcmp0 (status, "success") == 0)
+    return C_("item", "succeeded");
+  if (g_strcmp0 (status, "skipped") == 0)
+    return C_("item", "skipped");
+  if (g_strcmp0 (status, "cancelled") == 0)
+    return C_("item", "cancelled");
+  return C_("item", "no report");
+}
+
+static char *
+describe_item (const ItemRecord *item)
+{
+  g_autofree char *summary = NULL;
+  const char *what;
+
+  /* A failed item says so first: its report, if any, is not what matters. */
+  if (!item_failed (item))
+    summary = item_summary (sk_json_get_string (item->record, "output_text"));
+  if (summary != NULL && summary[0] != '\0')
+    what = summary;
+  else
+    what = describe_item_status (sk_json_get_string (item->record, "status"));
+
+  /* Translators: %u counts a for-each step's items from 1, %s is the start
+   * of the item's report or how it went, as in “Item 3 — failed”. */
+  return g_strdup_printf (_("Item %u — %s"), item->index + 1, what);
+}
+
+static int
+compare_items (gconstpointer a,
+               gconstpointer b)
+{
+  const ItemRecord *item_a = *(ItemRecord **) a;
+  const ItemRecord *item_b = *(ItemRecord **) b;
+
+  return item_a->index < item_b->index ? -1 : item_a->index > item_b->index;
+}
+
+/* The items of the cell's for-each step with a record on disk, in order. */
+static GPtrArray *
+read_items (SkOutputCell *self)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (item_record_free);
+  SkProject *project = sk_cell_get_project (SK_CELL (self));
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *items_path = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (project == NULL || node == NULL || !sk_node_get_foreach (node, NULL, NULL) ||
+      is_waiting_gate (node))
+    return items;
+
+  folder = sk_project_get_node_folder (project, node);
+  path = folder != NULL ? g_file_get_path (folder) : NULL;
+  if (path == NULL)
+    return items;
+
+  items_path = g_build_filename (path, "items", NULL);
+  dir = g_dir_open (items_path, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *item_path = NULL;
+      g_autofree char *canonical = NULL;
+      JsonObject *record;
+      ItemRecord *item;
+      guint64 index;
+
+      /* Only the runner's own names: “7”, not “07” for the same item. */
+      if (!g_ascii_string_to_unsigned (name, 10, 0, G_MAXUINT - 1, &index, NULL))
+        continue;
+      canonical = g_strdup_printf ("%u", (guint) index);
+      if (strcmp (canonical, name) != 0)
+        continue;
+
+      item_path = g_build_filename (items_path, name, NULL);
+      record = sk_run_record_read (item_path, sk_node_get_key (node));
+      if (record == NULL)
+        continue;
+
+      item = g_new0 (ItemRecord, 1);
+      item->index = (guint) index;
+      item->record = record;
+      g_ptr_array_add (items, item);
+    }
+
+  g_ptr_array_sort (items, compare_items);
+  return items;
+}
+
+/* Reads the step's items again, keeping the chosen one while it is still
+ * there. The callers bring the report, error and files up to date. */
+static void
+sync_items (SkOutputCell *self)
+{
+  g_autoptr(GPtrArray) items = read_items (self);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) names = NULL;
+  ItemRecord *previous = selected_item (self);
+  guint previous_index = previous != NULL ? previous->index : G_MAXUINT;
+  guint position = 0;
+
+  g_strv_builder_add (builder, _("All items"));
+  for (guint i = 0; i < items->len; i++)
+    {
+      ItemRecord *item = g_ptr_array_index (items, i);
+      g_autofree char *description = describe_item (item);
+
+      g_strv_builder_add (builder, description);
+      if (item->index == previous_index)
+        position = i + 1;
+    }
+  names = g_strv_builder_end (builder);
+
+  self->updating_items = TRUE;
+  g_ptr_array_unref (self->items);
+  self->items = g_steal_pointer (&items);
+  gtk_string_list_splice (self->item_names, 0,
+                          g_list_model_get_n_items (G_LIST_MODEL (self->item_names)),
+                          (const char * const *) names);
+  gtk_drop_down_set_selected (self->items_drop_down, position);
+  self->updating_items = FALSE;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->items_box), self->items->len > 0);
+}
+
+static void
+item_selected_cb (SkOutputCell *self)
+{
+  if (self->updating_items)
+    return;
+
+  sync_error (self);
+  sync_output_text (self);
+  sync_files_from_node (self);
+  reload_preview (self);
+}
+
 static void
 node_changed_cb (SkOutputCell *self)
 {
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+
   sync_gate (self);
   sync_subworkflow (self);
+
+  /* A step made a for-each, or an ordinary step again. */
+  if (node != NULL && sk_node_get_foreach (node, NULL, NULL) != (self->items->len > 0))
+    {
+      sync_items (self);
+      item_selected_cb (self);
+    }
 }
 
 static void
 node_state_cb (SkOutputCell *self)
 {
+  gboolean had_items = self->items->len > 0;
+
+  sync_items (self);
   track_run (self);
   sync_elapsed (self);
   sync_state (self);
@@ -1231,7 +1526,8 @@ node_state_cb (SkOutputCell *self)
   sync_gate (self);
   /* A gate that starts or stops waiting shows its inputs' files, or its
    * own. */
-  if (sk_node_get_approval (sk_cell_get_node (SK_CELL (self))))
+  if (sk_node_get_approval (sk_cell_get_node (SK_CELL (self))) || had_items ||
+      self->items->len > 0)
     {
       sync_files_from_node (self);
       reload_preview (self);
@@ -1247,6 +1543,8 @@ node_tokens_cb (SkOutputCell *self)
 static void
 node_output_cb (SkOutputCell *self)
 {
+  sync_items (self);
+  sync_error (self);
   sync_output_text (self);
   sync_files_from_node (self);
   reload_preview (self);
@@ -1346,6 +1644,7 @@ sync_all (SkOutputCell *self)
   sync_subworkflow (self);
   sync_elapsed (self);
   sync_state (self);
+  sync_items (self);
   sync_error (self);
   sync_agent (self);
   sync_tokens (self);
@@ -1359,7 +1658,11 @@ static void
 sk_output_cell_project_changed (SkCell    *cell,
                                 SkProject *old_project)
 {
-  reload_preview (SK_OUTPUT_CELL (cell));
+  SkOutputCell *self = SK_OUTPUT_CELL (cell);
+
+  /* The items are in the step's folder, which is the project's. */
+  sync_items (self);
+  item_selected_cb (self);
 }
 
 static void
@@ -1369,8 +1672,10 @@ sk_output_cell_node_changed (SkCell *cell,
   SkOutputCell *self = SK_OUTPUT_CELL (cell);
   SkNode *node = sk_cell_get_node (cell);
 
-  /* The live output was another step's. */
+  /* The live output was another step's, and so were the items: the new
+   * step shows all of its own first. */
   sk_output_cell_clear_live_output (self);
+  g_ptr_array_set_size (self->items, 0);
   self->last_state = node != NULL ? sk_node_get_state (node) : SK_NODE_STATE_IDLE;
   sync_all (self);
 }
@@ -1393,6 +1698,8 @@ sk_output_cell_dispose (GObject *object)
 
   g_clear_object (&self->files);
   g_clear_pointer (&self->gate_files, g_hash_table_unref);
+  g_clear_pointer (&self->items, g_ptr_array_unref);
+  g_clear_object (&self->item_names);
   g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (sk_output_cell_parent_class)->dispose (object);
@@ -1506,6 +1813,8 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, deny_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, approve_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, decision_label);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, items_box);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, items_drop_down);
   gtk_widget_class_bind_template_callback (widget_class, approve_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, deny_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
@@ -1566,6 +1875,12 @@ sk_output_cell_init (SkOutputCell *self)
   gtk_drop_down_set_model (self->files_drop_down, G_LIST_MODEL (self->files));
   g_signal_connect_object (self->files_drop_down, "notify::selected",
                            G_CALLBACK (selected_cb), self, G_CONNECT_SWAPPED);
+
+  self->items = g_ptr_array_new_with_free_func (item_record_free);
+  self->item_names = gtk_string_list_new (NULL);
+  gtk_drop_down_set_model (self->items_drop_down, G_LIST_MODEL (self->item_names));
+  g_signal_connect_object (self->items_drop_down, "notify::selected",
+                           G_CALLBACK (item_selected_cb), self, G_CONNECT_SWAPPED);
 
   g_signal_group_connect_object (node_signals, "notify::state",
                                  G_CALLBACK (node_state_cb), self, G_CONNECT_SWAPPED);
