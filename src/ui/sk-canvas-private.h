@@ -125,7 +125,7 @@ struct _SkCanvas
   GtkWidget           *popover;
   GCancellable        *layout_cancellable;
   GskRenderNode       *edge_cache;
-  PangoLayout         *state_layouts[SK_NODE_STATE_NO_CODE + 1];
+  PangoLayout         *state_layouts[SK_NODE_STATE_AWAITING_APPROVAL + 1];
 
   /* One SkCanvasItem per step, in the workflow's order, so an item's index
    * is its step's position in the project and in the selection model. */

@@ -1237,7 +1237,12 @@ sync_gate (SkOutputCell *self)
     }
   else
     gtk_label_set_label (self->decision_label, "");
-  gtk_widget_set_visible (GTK_WIDGET (self->decision_label), approval != NULL);
+
+  /* A gate skipped by a denial says so in its error box already. */
+  gtk_widget_set_visible (GTK_WIDGET (self->decision_label),
+                          approval != NULL &&
+                          !(node != NULL && sk_node_get_state (node) == SK_NODE_STATE_SKIPPED &&
+                            sk_node_get_error_text (node) != NULL));
 }
 
 static void

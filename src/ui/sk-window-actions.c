@@ -235,6 +235,12 @@ report_run (SkWindow          *self,
     g_string_append (message, _("Run stopped"));
   else if (stats->failed > 0)
     g_string_append (message, _("Run finished with failures"));
+  else if (stats->awaiting_approval > 0)
+    g_string_append_printf (message, g_dngettext (GETTEXT_PACKAGE,
+                                                  "Run waits for %u approval",
+                                                  "Run waits for %u approvals",
+                                                  stats->awaiting_approval),
+                            stats->awaiting_approval);
   else
     g_string_append (message, _("Run finished"));
 
