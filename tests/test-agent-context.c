@@ -569,6 +569,44 @@ test_control_flow (void)
   g_assert_null (strstr (after_each, "Step `fallback` runs after"));
 }
 
+/* A first step of a workflow run as a step of another is told what it
+ * receives in prior_outputs["inputs"]. */
+static void
+test_subflow_inputs (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SkProject) inner = NULL;
+  g_autoptr(GFile) inner_folder = NULL;
+  g_autofree char *dir = sk_test_make_tmp_dir ("context-subflow");
+  g_autofree char *inner_path = g_build_filename (dir, "clean", NULL);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  sk_test_write_text (dir, "process.json",
+                      "{\"process_name\": \"Outer\", \"nodes\": {"
+                      " \"1\": {\"name\": \"load addresses\", \"priors\": []},"
+                      " \"2\": {\"name\": \"clean\", \"priors\": [\"1\"], \"skele\": {\"workflow\": \"clean\"}}}}");
+  g_mkdir_with_parents (inner_path, 0755);
+  sk_test_write_text (inner_path, "process.json",
+                      "{\"process_name\": \"Clean\", \"nodes\": {"
+                      " \"1\": {\"name\": \"trim\", \"priors\": []},"
+                      " \"2\": {\"name\": \"dedupe\", \"priors\": [\"1\"]}}}");
+  inner_folder = g_file_new_for_path (inner_path);
+  inner = sk_project_load (inner_folder, &error);
+  g_assert_no_error (error);
+
+  first = build (inner, sk_project_get_node (inner, "1"), SK_AGENT_CONTEXT_BLANKET);
+  sk_test_assert_contains (first, "This workflow runs as the step `clean` of another workflow");
+  sk_test_assert_contains (first, "`prior_outputs[\"inputs\"]` holds the outputs of the steps before "
+                                  "that one, by their keys: `load_addresses`.");
+
+  /* A step with priors of its own gets them as usual. */
+  second = build (inner, sk_project_get_node (inner, "2"), SK_AGENT_CONTEXT_BLANKET);
+  g_assert_null (strstr (second, "prior_outputs[\"inputs\"]"));
+
+  sk_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -587,6 +625,7 @@ main (int   argc,
               fixture_set_up, test_not_in_project, fixture_tear_down);
   g_test_add_func ("/context/no-folder", test_no_folder);
   g_test_add_func ("/context/control-flow", test_control_flow);
+  g_test_add_func ("/context/subflow-inputs", test_subflow_inputs);
 
   return g_test_run ();
 }

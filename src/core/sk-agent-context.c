@@ -307,6 +307,58 @@ key_or_id (SkNode *node)
   return sk_node_get_key (node)[0] != '\0' ? sk_node_get_key (node) : sk_node_get_id (node);
 }
 
+/* How many folders up a workflow is looked for that uses this one as a
+ * step: a sub-workflow is inside its parent's folder, usually one or two
+ * levels down. */
+#define MAX_PARENT_LEVELS 3
+
+/* A first step of a workflow that another one runs as a step receives that
+ * step's prior outputs in prior_outputs["inputs"] (DESIGN §10). */
+static void
+append_subflow_inputs (GString   *out,
+                       SkProject *project)
+{
+  GFile *folder = sk_project_get_folder (project);
+  g_autoptr(GFile) parent = folder != NULL ? g_file_get_parent (folder) : NULL;
+
+  for (guint level = 0; parent != NULL && level < MAX_PARENT_LEVELS; level++)
+    {
+      g_autoptr(GFile) process = g_file_get_child (parent, SK_PROJECT_FILE_NAME);
+      g_autoptr(SkProject) outer = NULL;
+      GFile *up;
+
+      if (g_file_query_exists (process, NULL) &&
+          (outer = sk_project_load (parent, NULL)) != NULL)
+        for (guint i = 0; i < sk_project_get_n_nodes (outer); i++)
+          {
+            g_autoptr(SkNode) step = g_list_model_get_item (G_LIST_MODEL (outer), i);
+            const char *relative = sk_node_get_workflow (step);
+            g_autoptr(GFile) inner = relative != NULL ? g_file_resolve_relative_path (parent, relative) : NULL;
+            g_autoptr(GPtrArray) priors = NULL;
+            g_autoptr(GString) keys = NULL;
+
+            if (inner == NULL || !g_file_equal (inner, folder))
+              continue;
+
+            priors = sk_project_get_prior_nodes (outer, step);
+            keys = g_string_new (NULL);
+            for (guint j = 0; j < priors->len; j++)
+              g_string_append_printf (keys, "%s`%s`", j > 0 ? ", " : "",
+                                      key_or_id (g_ptr_array_index (priors, j)));
+            g_string_append_printf (out,
+                                    "This workflow runs as the step `%s` of another workflow. This step needs "
+                                    "no other step here, so `prior_outputs[\"inputs\"]` holds the outputs of "
+                                    "the steps before that one, by their keys: %s.\n\n",
+                                    key_or_id (step), keys->len > 0 ? keys->str : "none");
+            return;
+          }
+
+      up = g_file_get_parent (parent);
+      g_object_unref (parent);
+      parent = up;
+    }
+}
+
 /* What DESIGN §10's control flow means for the code of @node, in words the
  * model can act on: the control flow itself is kept out of the JSON shown. */
 static void
@@ -337,6 +389,9 @@ append_control_flow (GString   *out,
         g_string_append (out, "This step runs once for every element of a list; its output is "
                               "`{\"task_status\": \"success\", \"items\": [...]}`, one output per element.\n\n");
     }
+
+  if (role == ROLE_TARGET && (priors == NULL || priors[0] == NULL))
+    append_subflow_inputs (out, project);
 
   if (role == ROLE_TARGET && sk_node_get_approval (node))
     g_string_append (out, "This step is an approval gate: runs stop before it until a person has seen what "
