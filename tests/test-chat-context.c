@@ -155,7 +155,6 @@ test_outline_long_task (Fixture       *fixture,
 {
   g_autoptr(GString) task = g_string_new (NULL);
   g_autofree char *outline = NULL;
-  g_autofree char *expected = NULL;
   g_auto(GStrv) lines = NULL;
   const char *line = NULL;
 

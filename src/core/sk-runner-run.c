@@ -1181,16 +1181,16 @@ aux_launch_done_cb (GObject      *object,
 
 /* Asks the harness for a command of the control flow about @node_run, in
  * its own process or in the in-memory worker, which holds the outputs;
- * @done receives the report, or %NULL when there is none. The caller
- * counts the command as running. */
+ * @command is taken, and @done receives the report, or %NULL when there
+ * is none. The caller counts the command as running. */
 static void
 start_aux (NodeRun        *node_run,
-           SkHarnessSpec  *spec,
+           SkHarnessSpec  *command,
            void          (*done) (NodeRun    *node_run,
                                   JsonObject *report))
 {
   Run *run = node_run->run;
-  g_autoptr(SkHarnessSpec) owned = spec;
+  g_autoptr(SkHarnessSpec) spec = command;
   g_autoptr(GError) error = NULL;
 
   node_run->aux_done = done;
