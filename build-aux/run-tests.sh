@@ -75,7 +75,9 @@ elif ! meson compile -C "${build_dir}"; then
 else
   test_cmd=(meson test -C "${build_dir}" --print-errorlogs --num-processes 2)
   if command -v xvfb-run > /dev/null; then
-    xvfb-run -a -s '-screen 0 1280x800x24' "${test_cmd[@]}" || test_status=$?
+    # Without -noreset the server starts afresh each time its last client
+    # leaves, and a test that opens a window at that moment cannot connect.
+    xvfb-run -a -s '-screen 0 1280x800x24 -noreset' "${test_cmd[@]}" || test_status=$?
   else
     echo "run-tests: xvfb-run not found; running without a virtual display" >&2
     "${test_cmd[@]}" || test_status=$?
