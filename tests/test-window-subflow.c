@@ -6,7 +6,8 @@
  * Opening a sub-workflow (DESIGN §10) from the main window: the step's
  * menu and the output cell's button open the inner workflow in a second
  * window, once, and a step whose folder holds no workflow says what to do
- * and opens nothing.
+ * and opens nothing. Making a sub-workflow from selected steps, undoing it
+ * and redoing it, and a selection that cannot become one.
  */
 
 #define G_LOG_DOMAIN "test-window-subflow"
@@ -304,6 +305,175 @@ test_missing (Fixture       *f,
   destroy_window (outer);
 }
 
+#define CHAIN_JSON \
+  "{\"process_name\": \"chain\", \"nodes\": {" \
+  " \"1\": {\"name\": \"load\", \"priors\": [], \"input\": {\"text\": \"Load.\", \"files\": []}," \
+  "         \"skele\": {\"x\": 100, \"y\": 100}}," \
+  " \"2\": {\"name\": \"double\", \"priors\": [\"1\"], \"input\": {\"text\": \"Double.\", \"files\": []}," \
+  "         \"skele\": {\"x\": 100, \"y\": 220}}," \
+  " \"3\": {\"name\": \"add ten\", \"priors\": [\"2\"], \"input\": {\"text\": \"Add ten.\", \"files\": []}," \
+  "         \"skele\": {\"x\": 100, \"y\": 340}}," \
+  " \"4\": {\"name\": \"report\", \"priors\": [\"3\", \"1\"], \"input\": {\"text\": \"Report.\", \"files\": []}," \
+  "         \"skele\": {\"x\": 100, \"y\": 460}}}}"
+
+#define REPORT_PY \
+  "def compute():\n" \
+  "    total = prior_outputs[\"add_ten\"][\"value\"] + prior_outputs['load'][\"value\"]\n"
+
+/* Selects @nodes on the canvas, as Shift+click on each does. */
+static void
+select_nodes (SkWindow *window,
+              SkNode   *first,
+              SkNode   *second)
+{
+  SkCanvas *canvas = _sk_window_get_canvas (window);
+  GtkSelectionModel *selection = sk_canvas_get_selection (canvas);
+  SkProject *project = sk_window_get_project (window);
+
+  gtk_selection_model_unselect_all (selection);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (project)); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      if (node == first || node == second)
+        gtk_selection_model_select_item (selection, i, FALSE);
+    }
+  drain ();
+}
+
+static AdwMessageDialog *
+make_dialog (SkWindow *window)
+{
+  GtkWindow *dialog = find_dialog (window, ADW_TYPE_MESSAGE_DIALOG);
+
+  g_assert_nonnull (dialog);
+  return ADW_MESSAGE_DIALOG (dialog);
+}
+
+static void
+test_make (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *report_path = NULL;
+  g_autofree char *report_text = NULL;
+  g_autofree char *action = NULL;
+  g_autoptr(GVariant) target = NULL;
+  SkWindow *window = new_window ();
+  AdwMessageDialog *dialog;
+  GtkWidget *entry;
+  SkProject *project;
+  SkNode *sub, *report;
+
+  sk_test_write_text (f->dir, "chain/process.json", CHAIN_JSON);
+  sk_test_write_text (f->dir, "chain/report/report.py", REPORT_PY);
+  sk_test_write_text (f->dir, "chain/add_ten/add_ten.py", "def compute():\n    pass\n");
+  folder = g_file_get_child (f->folder, "chain");
+  project = open_and_wait (window, folder);
+  before = sk_project_to_data (project, NULL);
+  report_path = g_build_filename (f->dir, "chain", "report", "report.py", NULL);
+
+  /* The step's menu offers it. */
+  g_assert_true (menu_item (window, sk_project_get_node (project, "2"), "Make Sub-_workflow…", &action, &target));
+  g_assert_cmpstr (action, ==, "win.make-subworkflow");
+  g_assert_null (target);
+
+  /* Cancelling the dialog changes nothing. */
+  select_nodes (window, sk_project_get_node (project, "2"), sk_project_get_node (project, "3"));
+  activate (window, "make-subworkflow");
+  dialog = make_dialog (window);
+  respond (dialog, "_Cancel");
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 4);
+  g_assert_false (exists_in (f, "chain/sub_workflow"));
+
+  /* Making it with a name of the user's. */
+  activate (window, "make-subworkflow");
+  dialog = make_dialog (window);
+  entry = adw_message_dialog_get_extra_child (dialog);
+  g_assert_true (GTK_IS_ENTRY (entry));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Number block");
+  respond (dialog, "_Make Sub-workflow");
+  flush_history (window);
+
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 3);
+  g_assert_null (sk_project_get_node (project, "2"));
+  g_assert_null (sk_project_get_node (project, "3"));
+  sub = sk_project_get_node_by_key (project, "number_block");
+  g_assert_nonnull (sub);
+  g_assert_cmpstr (sk_node_get_workflow (sub), ==, "number_block");
+  g_assert_true (sk_canvas_get_selected_node (_sk_window_get_canvas (window)) == sub);
+  report = sk_project_get_node (project, "4");
+  g_assert_cmpstr (sk_node_get_priors (report)[0], ==, sk_node_get_id (sub));
+  g_assert_cmpstr (sk_node_get_priors (report)[1], ==, "1");
+  g_assert_true (exists_in (f, "chain/number_block/process.json"));
+  g_assert_true (exists_in (f, "chain/number_block/add_ten/add_ten.py"));
+  g_assert_true (g_file_get_contents (report_path, &report_text, NULL, NULL));
+  sk_test_assert_contains (report_text, "prior_outputs[\"number_block\"][\"add_ten\"]");
+  sk_test_assert_contains (report_text, "prior_outputs['load']");
+  sk_test_assert_contains (_sk_window_get_last_toast (window), "Made “Number block” from 2 steps");
+  g_clear_pointer (&report_text, g_free);
+
+  /* Undo puts everything back, the script too; redo makes it again. */
+  g_assert_cmpstr (sk_history_get_undo_label (_sk_window_get_history (window)), ==, "Make Sub-workflow");
+  activate (window, "undo");
+  drain ();
+  {
+    g_autofree char *after_undo = sk_project_to_data (project, NULL);
+
+    g_assert_cmpstr (after_undo, ==, before);
+  }
+  g_assert_true (g_file_get_contents (report_path, &report_text, NULL, NULL));
+  g_assert_cmpstr (report_text, ==, REPORT_PY);
+  g_clear_pointer (&report_text, g_free);
+  g_assert_false (exists_in (f, "chain/number_block/process.json"));
+
+  activate (window, "redo");
+  drain ();
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 3);
+  g_assert_nonnull (sk_project_get_node_by_key (project, "number_block"));
+  g_assert_true (exists_in (f, "chain/number_block/process.json"));
+  g_assert_true (g_file_get_contents (report_path, &report_text, NULL, NULL));
+  sk_test_assert_contains (report_text, "prior_outputs[\"number_block\"][\"add_ten\"]");
+
+  destroy_window (window);
+}
+
+/* A selection that cannot become one step says why, and changes nothing. */
+static void
+test_make_refused (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  SkWindow *window = new_window ();
+  AdwMessageDialog *dialog;
+  SkProject *project;
+
+  sk_test_write_text (f->dir, "chain/process.json", CHAIN_JSON);
+  folder = g_file_get_child (f->folder, "chain");
+  project = open_and_wait (window, folder);
+  before = sk_project_to_data (project, NULL);
+
+  /* “load” feeds “double” and “report”: taking “load” and “report” leaves
+   * a way out of the selection and back. */
+  select_nodes (window, sk_project_get_node (project, "1"), sk_project_get_node (project, "4"));
+  activate (window, "make-subworkflow");
+  respond (make_dialog (window), "_Make Sub-workflow");
+  dialog = make_dialog (window);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "No Sub-workflow Was Made");
+  sk_test_assert_contains (adw_message_dialog_get_body (dialog), "would wait for itself");
+  respond (dialog, "_Close");
+
+  after = sk_project_to_data (project, NULL);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_false (exists_in (f, "chain/sub_workflow"));
+  g_assert_false (sk_history_get_can_undo (_sk_window_get_history (window)));
+
+  destroy_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -313,6 +483,8 @@ main (int   argc,
 
   SK_TEST_WINDOW_ADD ("subflow/open", test_open);
   SK_TEST_WINDOW_ADD ("subflow/missing", test_missing);
+  SK_TEST_WINDOW_ADD ("subflow/make", test_make);
+  SK_TEST_WINDOW_ADD ("subflow/make-refused", test_make_refused);
 
   return sk_test_window_run ();
 }

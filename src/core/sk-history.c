@@ -24,6 +24,15 @@ typedef enum
   OP_REMOVE,
 } OpKind;
 
+/* A file a step wrote besides the workflow, such as a script it edited:
+ * its contents before and after, %NULL where the file did not exist. */
+typedef struct
+{
+  GFile  *file;
+  GBytes *before;
+  GBytes *after;
+} FileChange;
+
 /* Nodes added and removed, in order, so that replaying them backwards puts
  * every node back at its place in the list.
  */
@@ -41,6 +50,7 @@ typedef struct
   char       *label;
   GPtrArray  *changes;
   GPtrArray  *ops;
+  GPtrArray  *files;
   /* The one text member this step changed, when it can absorb the next. */
   char       *merge_member;
   gint64      time;
@@ -63,6 +73,7 @@ struct _SkHistory
   /* What happened since then: identifiers of touched nodes, and Ops. */
   GHashTable  *dirty;
   GPtrArray   *ops;
+  GPtrArray   *files;
 
   char        *group_label;
   guint        depth;
@@ -128,6 +139,17 @@ op_free (gpointer data)
 }
 
 static void
+file_change_free (gpointer data)
+{
+  FileChange *change = data;
+
+  g_clear_object (&change->file);
+  g_clear_pointer (&change->before, g_bytes_unref);
+  g_clear_pointer (&change->after, g_bytes_unref);
+  g_free (change);
+}
+
+static void
 step_free (gpointer data)
 {
   Step *step = data;
@@ -135,6 +157,7 @@ step_free (gpointer data)
   g_free (step->label);
   g_clear_pointer (&step->changes, g_ptr_array_unref);
   g_clear_pointer (&step->ops, g_ptr_array_unref);
+  g_clear_pointer (&step->files, g_ptr_array_unref);
   g_free (step->merge_member);
   g_free (step);
 }
@@ -680,7 +703,8 @@ close_step (SkHistory  *self,
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
 
-  if (g_hash_table_size (self->dirty) == 0 && !self->header_dirty && self->ops->len == 0)
+  if (g_hash_table_size (self->dirty) == 0 && !self->header_dirty && self->ops->len == 0 &&
+      self->files->len == 0)
     return;
 
   unchanged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -695,7 +719,9 @@ close_step (SkHistory  *self,
    * (results, run state), leave no step. A node removed and added back the
    * same is kept: its place in the list may have changed.
    */
-  if (step->changes->len == 0 && !ops_touch_any (ops, unchanged))
+  step->files = g_steal_pointer (&self->files);
+  self->files = g_ptr_array_new_with_free_func (file_change_free);
+  if (step->changes->len == 0 && step->files->len == 0 && !ops_touch_any (ops, unchanged))
     {
       step_free (step);
       return;
@@ -707,7 +733,7 @@ close_step (SkHistory  *self,
   step->time = g_get_monotonic_time ();
   step->label = label != NULL ? g_strdup (label) : _sk_history_describe_changes (step->changes);
 
-  if (step->ops->len == 0 && step->changes->len == 1)
+  if (step->ops->len == 0 && step->files->len == 0 && step->changes->len == 1)
     {
       Change *change = g_ptr_array_index (step->changes, 0);
 
@@ -780,6 +806,25 @@ remove_node_by_id (SkHistory  *self,
     sk_project_remove_node (self->project, node);
 }
 
+static void
+write_file_state (GFile  *file,
+                  GBytes *contents)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (contents == NULL)
+    {
+      if (!g_file_delete (file, NULL, &error) &&
+          !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_warning ("Could not remove %s: %s", g_file_peek_path (file), error->message);
+      return;
+    }
+
+  if (!g_file_replace_contents (file, g_bytes_get_data (contents, NULL), g_bytes_get_size (contents),
+                                NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error))
+    g_warning ("Could not write %s: %s", g_file_peek_path (file), error->message);
+}
+
 /* Puts the workflow in the state before (@undo) or after @step. */
 static void
 apply_step (SkHistory *self,
@@ -787,6 +832,14 @@ apply_step (SkHistory *self,
             gboolean   undo)
 {
   self->applying = TRUE;
+
+  /* Files first, so that a step that comes back finds its script as it was. */
+  for (guint i = 0; step->files != NULL && i < step->files->len; i++)
+    {
+      FileChange *change = g_ptr_array_index (step->files, undo ? step->files->len - 1 - i : i);
+
+      write_file_state (change->file, undo ? change->before : change->after);
+    }
 
   /* Nodes first, in the opposite order for undo, so that each goes back to
    * its place and removed nodes exist again before edges point at them.
@@ -894,6 +947,7 @@ sk_history_finalize (GObject *object)
   g_clear_pointer (&self->snapshot, g_hash_table_unref);
   g_clear_pointer (&self->dirty, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_ptr_array_unref);
+  g_clear_pointer (&self->files, g_ptr_array_unref);
   g_clear_pointer (&self->group_label, g_free);
   g_clear_pointer (&self->last_undo_label, g_free);
   g_clear_pointer (&self->last_redo_label, g_free);
@@ -1021,6 +1075,7 @@ sk_history_init (SkHistory *self)
                                           (GDestroyNotify) json_object_unref);
   self->dirty = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->ops = g_ptr_array_new_with_free_func (op_free);
+  self->files = g_ptr_array_new_with_free_func (file_change_free);
   self->pending_position = G_MAXUINT;
   self->merge_window_us = SK_HISTORY_MERGE_WINDOW_US;
   g_queue_init (&self->undo_steps);
@@ -1107,6 +1162,37 @@ sk_history_end (SkHistory *self)
 
   label = g_steal_pointer (&self->group_label);
   close_step (self, label);
+}
+
+/**
+ * sk_history_add_file_change:
+ * @self: a #SkHistory
+ * @file: a file the change wrote, removed or created
+ * @before: (nullable): its contents before, or %NULL if it did not exist
+ * @after: (nullable): its contents after, or %NULL if it was removed
+ *
+ * Adds the change of a file outside `process.json` to the step being
+ * recorded, so that undoing the step puts @before back and redoing it
+ * @after — as when a change to the workflow rewrites a step's script.
+ * Call it inside a group, with the workflow's own changes.
+ */
+void
+sk_history_add_file_change (SkHistory *self,
+                            GFile     *file,
+                            GBytes    *before,
+                            GBytes    *after)
+{
+  FileChange *change;
+
+  g_return_if_fail (SK_IS_HISTORY (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  change = g_new0 (FileChange, 1);
+  change->file = g_object_ref (file);
+  change->before = before != NULL ? g_bytes_ref (before) : NULL;
+  change->after = after != NULL ? g_bytes_ref (after) : NULL;
+  g_ptr_array_add (self->files, change);
+  schedule_close (self);
 }
 
 /**
@@ -1309,6 +1395,7 @@ sk_history_clear (SkHistory *self)
   g_queue_clear_full (&self->redo_steps, step_free);
   g_hash_table_remove_all (self->dirty);
   g_ptr_array_set_size (self->ops, 0);
+  g_ptr_array_set_size (self->files, 0);
   self->header_dirty = FALSE;
   self->pending_position = G_MAXUINT;
   self->can_merge = FALSE;

@@ -10,7 +10,7 @@
 # error "Only \"skele.h\" can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "sk-project.h"
 
@@ -26,6 +26,10 @@ void        sk_history_begin          (SkHistory   *self,
                                        const char  *label);
 void        sk_history_end            (SkHistory   *self);
 void        sk_history_flush          (SkHistory   *self);
+void        sk_history_add_file_change (SkHistory  *self,
+                                        GFile      *file,
+                                        GBytes     *before,
+                                        GBytes     *after);
 gboolean    sk_history_get_can_undo   (SkHistory   *self);
 gboolean    sk_history_get_can_redo   (SkHistory   *self);
 const char *sk_history_get_undo_label (SkHistory   *self);

@@ -42,6 +42,7 @@ G_BEGIN_DECLS
 # include "sk-script-file.h"
 # include "sk-settings.h"
 # include "sk-step-folder.h"
+# include "sk-subworkflow.h"
 # include "sk-util.h"
 # include "sk-workspace.h"
 #undef SKELE_INSIDE

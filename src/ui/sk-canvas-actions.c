@@ -307,6 +307,7 @@ show_node_menu (SkCanvas *self,
   g_menu_append (edit_section, sk_node_get_run (node) ? _("_Unmark") : _("_Mark to Run"), "canvas.toggle-run");
   g_menu_append (edit_section, _("_Properties…"), "canvas.properties");
   g_menu_append (edit_section, _("_Delete"), "canvas.delete");
+  g_menu_append (edit_section, _("Make Sub-_workflow…"), "win.make-subworkflow");
 
   /* A step that stands for another workflow is edited there. */
   if (sk_node_get_workflow (node) != NULL)

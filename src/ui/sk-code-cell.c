@@ -135,8 +135,19 @@ static void
 update_placeholder (SkCodeCell *self)
 {
   gboolean blank = is_blank (GTK_TEXT_BUFFER (self->buffer));
+  SkNode *node = sk_cell_get_node (SK_CELL (self));
+  const char *workflow = node != NULL ? sk_node_get_workflow (node) : NULL;
 
-  if (self->writing)
+  if (workflow != NULL)
+    {
+      g_autofree char *text = NULL;
+
+      /* Translators: %s is a folder, relative to the workflow's. */
+      text = g_strdup_printf (_("This step runs the workflow in “%s”, whose steps have code of "
+                                "their own. Open the sub-workflow to see them."), workflow);
+      gtk_label_set_label (self->placeholder_label, text);
+    }
+  else if (self->writing)
     gtk_label_set_label (self->placeholder_label,
                          _("The coding agent is writing this step’s code…"));
   else if (self->agent_ready)
@@ -147,7 +158,8 @@ update_placeholder (SkCodeCell *self)
                          _("This step has no code yet. Set up a coding agent in Preferences to have it written, or write the code here."));
 
   gtk_widget_set_visible (GTK_WIDGET (self->agent_button),
-                          !self->writing && !self->agent_ready && blank && !self->has_script);
+                          workflow == NULL && !self->writing && !self->agent_ready && blank &&
+                          !self->has_script);
   gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label),
                           blank && !self->has_script && !is_loading (self));
 }

@@ -849,6 +849,167 @@ open_subworkflow_action (GtkWidget  *widget,
   g_application_open (G_APPLICATION (app), &folder, 1, "");
 }
 
+/* Making a sub-workflow from the selected steps asks for its name first:
+ * it names the new step and the folder the steps go into. */
+typedef struct
+{
+  SkWindow  *self;
+  GtkEntry  *entry;
+  GPtrArray *node_ids;
+} SubworkflowRequest;
+
+static void
+subworkflow_request_free (gpointer  data,
+                          GClosure *closure)
+{
+  SubworkflowRequest *request = data;
+
+  g_clear_weak_pointer (&request->self);
+  g_clear_pointer (&request->node_ids, g_ptr_array_unref);
+  g_free (request);
+}
+
+static void
+show_subworkflow_error (SkWindow   *self,
+                        const char *message)
+{
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("No Sub-workflow Was Made"), message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+make_subworkflow_response_cb (AdwMessageDialog   *dialog,
+                              const char         *response,
+                              SubworkflowRequest *request)
+{
+  SkWindow *self = request->self;
+  SkProject *project;
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_auto(GStrv) to_check = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  SkNode *node;
+
+  if (self == NULL || !g_str_equal (response, "make"))
+    return;
+
+  project = _sk_window_project (self);
+  if (project == NULL)
+    return;
+
+  /* The workflow may have changed while the dialog was open. */
+  for (guint i = 0; i < request->node_ids->len; i++)
+    {
+      SkNode *chosen = sk_project_get_node (project, g_ptr_array_index (request->node_ids, i));
+
+      if (chosen != NULL)
+        g_ptr_array_add (nodes, chosen);
+    }
+
+  node = sk_project_make_subworkflow (project, nodes, gtk_editable_get_text (GTK_EDITABLE (request->entry)),
+                                      _sk_window_history (self), &to_check, &error);
+  if (node == NULL)
+    {
+      show_subworkflow_error (self, error->message);
+      return;
+    }
+
+  sk_canvas_select_node (self->canvas, node);
+  sk_canvas_scroll_to_node (self->canvas, node);
+
+  if (to_check != NULL && to_check[0] != NULL)
+    {
+      g_autofree char *names = g_strjoinv (_("”, “"), to_check);
+
+      /* Translators: %s is a list of step names. */
+      message = g_strdup_printf (ngettext ("Made “%s”. Check the code of “%s”: it may read results "
+                                           "the old way.",
+                                           "Made “%s”. Check the code of “%s”: they may read results "
+                                           "the old way.", g_strv_length (to_check)),
+                                 sk_node_get_name (node), names);
+    }
+  else
+    message = g_strdup_printf (ngettext ("Made “%s” from %u step", "Made “%s” from %u steps",
+                                         nodes->len),
+                               sk_node_get_name (node), nodes->len);
+
+  _sk_window_add_undo_toast (self, message);
+}
+
+static void
+make_subworkflow_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  SkWindow *self = SK_WINDOW (widget);
+  SkProject *project = _sk_window_project (self);
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autofree char *body = NULL;
+  SubworkflowRequest *request;
+  GtkWidget *dialog;
+  GtkWidget *entry;
+
+  if (project == NULL)
+    return;
+
+  if (sk_workspace_get_running (self->workspace) || sk_workspace_get_generating (self->workspace))
+    {
+      sk_window_show_toast (self, _("Wait for the run to finish, or stop it, before making a sub-workflow."));
+      return;
+    }
+
+  if (sk_project_get_folder (project) == NULL)
+    {
+      show_subworkflow_error (self, _("Save the workflow first: a sub-workflow is a folder inside its folder."));
+      return;
+    }
+
+  nodes = sk_canvas_get_selected_nodes (self->canvas);
+  if (nodes->len == 0)
+    {
+      sk_window_show_toast (self, _("Select the steps to make into a sub-workflow first."));
+      return;
+    }
+
+  body = g_strdup_printf (ngettext ("The selected step goes into a workflow of its own, in a folder "
+                                    "inside this workflow’s folder. One step stands for it here; "
+                                    "open it to edit it.",
+                                    "The %u selected steps go into a workflow of their own, in a "
+                                    "folder inside this workflow’s folder. One step stands for them "
+                                    "here; open it to edit them.", nodes->len),
+                          nodes->len);
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Make Sub-workflow"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "make", _("_Make Sub-workflow"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "make", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "make");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  entry = gtk_entry_new ();
+  gtk_editable_set_text (GTK_EDITABLE (entry), _("Sub-workflow"));
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Name of the sub-workflow"), -1);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+
+  request = g_new0 (SubworkflowRequest, 1);
+  g_set_weak_pointer (&request->self, self);
+  request->entry = GTK_ENTRY (entry);
+  request->node_ids = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < nodes->len; i++)
+    g_ptr_array_add (request->node_ids, g_strdup (sk_node_get_id (g_ptr_array_index (nodes, i))));
+  g_signal_connect_data (dialog, "response", G_CALLBACK (make_subworkflow_response_cb), request,
+                         subworkflow_request_free, 0);
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (entry);
+}
+
 /* The zoom buttons float over the canvas but are not inside it, so they
  * reach its actions through these. */
 static void
@@ -937,6 +1098,7 @@ _sk_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.arrange", NULL, arrange_action);
   gtk_widget_class_install_action (widget_class, "win.edit-process", NULL, edit_process_action);
   gtk_widget_class_install_action (widget_class, "win.open-subworkflow", "s", open_subworkflow_action);
+  gtk_widget_class_install_action (widget_class, "win.make-subworkflow", NULL, make_subworkflow_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-reset", NULL, zoom_action);

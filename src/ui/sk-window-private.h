@@ -129,6 +129,8 @@ void          _sk_window_set_workspace        (SkWindow    *self,
 void          _sk_window_add_toast            (SkWindow    *self,
                                                const char  *message,
                                                gboolean     offer_preferences);
+void          _sk_window_add_undo_toast       (SkWindow    *self,
+                                               const char  *message);
 void          _sk_window_update_title         (SkWindow    *self);
 void          _sk_window_update_actions       (SkWindow    *self);
 void          _sk_window_show_properties      (SkWindow    *self,

@@ -58,6 +58,34 @@ _sk_window_add_toast (SkWindow   *self,
 }
 
 /**
+ * _sk_window_add_undo_toast:
+ * @self: a #SkWindow
+ * @message: a sentence for the user
+ *
+ * Says what an edit that changed much at once did, with a button that
+ * undoes it.
+ */
+void
+_sk_window_add_undo_toast (SkWindow   *self,
+                           const char *message)
+{
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  AdwToast *toast;
+
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
+  g_free (self->last_toast_action);
+  self->last_toast_action = g_strdup ("win.undo");
+
+  toast = adw_toast_new (escaped);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo");
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  adw_toast_set_timeout (toast, 10);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/**
  * sk_window_show_toast:
  * @self: a #SkWindow
  * @message: a sentence for the user
@@ -131,7 +159,7 @@ _sk_window_update_title (SkWindow *self)
 
 static const char * const window_actions[] = {
   "save", "save-as", "undo", "redo", "run", "run-node", "run-from", "run-to", "stop",
-  "generate-code", "regenerate-code", "arrange", "edit-process",
+  "generate-code", "regenerate-code", "arrange", "edit-process", "make-subworkflow",
   "zoom-in", "zoom-out", "zoom-reset", "zoom-fit",
 };
 
@@ -174,6 +202,15 @@ _sk_window_get_action_enabled (SkWindow   *self,
     return has_steps && !running;
   if (g_str_equal (name, "arrange"))
     return has_steps;
+  if (g_str_equal (name, "make-subworkflow"))
+    {
+      g_autoptr(GtkBitset) selected = NULL;
+
+      if (!has_steps || running || self->selection == NULL)
+        return FALSE;
+      selected = gtk_selection_model_get_selection (self->selection);
+      return !gtk_bitset_is_empty (selected);
+    }
   if (g_str_equal (name, "regenerate-code"))
     return has_project && !running &&
            sk_canvas_get_selected_node (self->canvas) != NULL &&
@@ -393,6 +430,8 @@ static void
 selection_changed_cb (SkWindow *self)
 {
   SkNode *node;
+
+  _sk_window_update_actions (self);
 
   if (!sk_step_list_has_focus (self->step_list))
     return;
