@@ -731,38 +731,15 @@ sk_project_decide_gate (SkProject   *project,
   return sk_approval_write (folder_path, sk_node_get_key (node), approved, fingerprint, note, error);
 }
 
-/**
- * sk_project_check_conditions:
- * @project: a workflow
- * @python: the interpreter the steps run with
- * @problems: (element-type SkProblem): where to add a problem for each
- *   condition that is not a Python expression
- * @error: return location for a #GError, when Python could not check them
- *
- * Checks the syntax of the conditions on the workflow's connections with
- * the Python that will evaluate them, without running anything. A
- * workflow without conditions starts no Python.
- *
- * Returns: %TRUE when the conditions could be checked
- */
-gboolean
-sk_project_check_conditions (SkProject  *project,
-                             const char *python,
-                             GPtrArray  *problems,
-                             GError    **error)
-{
-  g_autoptr(JsonArray) expressions = json_array_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GBytes) input = NULL;
-  g_autoptr(GBytes) output = NULL;
-  g_autoptr(JsonNode) result = NULL;
-  g_autofree char *harness = NULL;
-  g_autofree char *text = NULL;
-  JsonArray *errors;
+/* Checking conditions ----------------------------------------------------- */
 
-  g_return_val_if_fail (SK_IS_PROJECT (project), FALSE);
-  g_return_val_if_fail (python != NULL, FALSE);
+/* The conditions that Python must read, as the "check" mode of the harness
+ * takes them: one object with "node", "prior" and "expr" for each. The
+ * default branches are no Python. */
+static JsonArray *
+collect_conditions (SkProject *project)
+{
+  JsonArray *expressions = json_array_new ();
 
   for (guint i = 0; i < sk_project_get_n_nodes (project); i++)
     {
@@ -786,24 +763,93 @@ sk_project_check_conditions (SkProject  *project,
         }
     }
 
-  if (json_array_get_length (expressions) == 0)
-    return TRUE;
+  return expressions;
+}
+
+static char *
+conditions_to_string (JsonArray *expressions)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+
+  json_node_set_array (root, expressions);
+  return json_to_string (root, FALSE);
+}
+
+/* Starts Python on the harness's "check" mode; @input is what to write to
+ * it. */
+static GSubprocess *
+spawn_check (const char  *python,
+             JsonArray   *expressions,
+             GBytes     **input,
+             GError     **error)
+{
+  g_autofree char *harness = NULL;
+  GSubprocess *process;
+  char *text;
 
   if ((harness = sk_harness_get_path (error)) == NULL)
-    return FALSE;
+    return NULL;
 
-  root = json_node_init_array (json_node_alloc (), expressions);
-  text = json_to_string (root, FALSE);
-  input = g_bytes_new (text, strlen (text));
   process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                               G_SUBPROCESS_FLAGS_STDERR_SILENCE,
                               error, python, "-I", harness, "check", NULL);
-  if (process == NULL ||
-      !g_subprocess_communicate (process, input, NULL, &output, NULL, error))
-    return FALSE;
+  if (process == NULL)
+    return NULL;
 
-  result = json_from_string (output != NULL ? g_bytes_get_data (output, NULL) : "", NULL);
-  if (!g_subprocess_get_successful (process) || result == NULL || !JSON_NODE_HOLDS_ARRAY (result))
+  text = conditions_to_string (expressions);
+  *input = g_bytes_new_take (text, strlen (text));
+  return process;
+}
+
+/* The condition that was checked on the connection from @prior_id to
+ * @node_id. */
+static const char *
+checked_condition (JsonArray  *expressions,
+                   const char *node_id,
+                   const char *prior_id)
+{
+  guint n = json_array_get_length (expressions);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (expressions, i);
+
+      if (g_strcmp0 (sk_json_get_string (entry, "node"), node_id) == 0 &&
+          g_strcmp0 (sk_json_get_string (entry, "prior"), prior_id) == 0)
+        return sk_json_get_string (entry, "expr");
+    }
+
+  return NULL;
+}
+
+/* Adds a problem to @problems for each error that the finished @process
+ * wrote in @output. The workflow may have changed since @expressions were
+ * collected: an error about a step that is gone, or about a condition
+ * that is no longer the one checked, is left out. */
+static gboolean
+read_check_output (SkProject    *project,
+                   const char   *python,
+                   JsonArray    *expressions,
+                   GSubprocess  *process,
+                   GBytes       *output,
+                   GPtrArray    *problems,
+                   GError      **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *data = NULL;
+  gsize size = 0;
+  JsonNode *root = NULL;
+  JsonArray *errors;
+
+  if (output != NULL)
+    data = g_bytes_get_data (output, &size);
+
+  /* The output has no terminating nul, so its length is given. */
+  if (g_subprocess_get_successful (process) && data != NULL &&
+      json_parser_load_from_data (parser, data, size, NULL))
+    root = json_parser_get_root (parser);
+
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
     {
       g_set_error (error, SK_CONTROL_FLOW_ERROR, SK_CONTROL_FLOW_ERROR_CHECK,
                    /* Translators: %s is the path of a program. */
@@ -811,16 +857,19 @@ sk_project_check_conditions (SkProject  *project,
       return FALSE;
     }
 
-  errors = json_node_get_array (result);
+  errors = json_node_get_array (root);
   for (guint i = 0; i < json_array_get_length (errors); i++)
     {
-      JsonObject *entry = json_array_get_object_element (errors, i);
+      JsonNode *element = json_array_get_element (errors, i);
+      JsonObject *entry = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
       const char *node_id = sk_json_get_string (entry, "node");
       const char *prior_id = sk_json_get_string (entry, "prior");
       SkNode *node = node_id != NULL ? sk_project_get_node (project, node_id) : NULL;
       SkNode *prior = prior_id != NULL ? sk_project_get_node (project, prior_id) : NULL;
 
-      if (node == NULL || prior == NULL)
+      if (node == NULL || prior == NULL ||
+          g_strcmp0 (sk_node_get_condition (node, prior_id),
+                     checked_condition (expressions, node_id, prior_id)) != 0)
         continue;
 
       _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, node_id,
@@ -829,7 +878,224 @@ sk_project_check_conditions (SkProject  *project,
                                _("The condition from “%s” to “%s” is not Python: %s."),
                                sk_node_get_name (prior), sk_node_get_name (node),
                                sk_json_get_string (entry, "error"));
+      _sk_project_set_last_concerns (problems, NULL, (const char * const[]) { prior_id, node_id, NULL });
     }
 
   return TRUE;
+}
+
+/**
+ * sk_project_get_conditions_key:
+ * @project: a workflow
+ *
+ * Tells cheaply, without starting Python, whether what
+ * sk_project_check_conditions() would find may have changed: the key
+ * changes with every step, connection and expression among the
+ * conditions, and with the names of those steps, which its problems give.
+ *
+ * Returns: (transfer full) (nullable): a checksum of the workflow's
+ *   conditions, or %NULL when it has none to check
+ */
+char *
+sk_project_get_conditions_key (SkProject *project)
+{
+  g_autoptr(JsonArray) expressions = NULL;
+  g_autoptr(GChecksum) checksum = NULL;
+  g_autofree char *text = NULL;
+  guint n;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+
+  expressions = collect_conditions (project);
+  n = json_array_get_length (expressions);
+  if (n == 0)
+    return NULL;
+
+  checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  text = conditions_to_string (expressions);
+  g_checksum_update (checksum, (const guchar *) text, -1);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (expressions, i);
+      SkNode *node = sk_project_get_node (project, sk_json_get_string (entry, "node"));
+      SkNode *prior = sk_project_get_node (project, sk_json_get_string (entry, "prior"));
+
+      /* A nul byte cannot be part of a name, so it separates them. */
+      g_checksum_update (checksum, (const guchar *) sk_node_get_name (node), -1);
+      g_checksum_update (checksum, (const guchar *) "", 1);
+      if (prior != NULL)
+        g_checksum_update (checksum, (const guchar *) sk_node_get_name (prior), -1);
+      g_checksum_update (checksum, (const guchar *) "", 1);
+    }
+
+  return g_strdup (g_checksum_get_string (checksum));
+}
+
+/**
+ * sk_project_check_conditions:
+ * @project: a workflow
+ * @python: the interpreter the steps run with
+ * @problems: (element-type SkProblem): where to add a problem for each
+ *   condition that is not a Python expression
+ * @error: return location for a #GError, when Python could not check them
+ *
+ * Checks the syntax of the conditions on the workflow's connections with
+ * the Python that will evaluate them, without running anything. A
+ * workflow without conditions starts no Python. This waits for Python;
+ * sk_project_check_conditions_async() does not.
+ *
+ * Returns: %TRUE when the conditions could be checked
+ */
+gboolean
+sk_project_check_conditions (SkProject  *project,
+                             const char *python,
+                             GPtrArray  *problems,
+                             GError    **error)
+{
+  g_autoptr(JsonArray) expressions = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GBytes) input = NULL;
+  g_autoptr(GBytes) output = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (project), FALSE);
+  g_return_val_if_fail (python != NULL, FALSE);
+  g_return_val_if_fail (problems != NULL, FALSE);
+
+  expressions = collect_conditions (project);
+  if (json_array_get_length (expressions) == 0)
+    return TRUE;
+
+  if ((process = spawn_check (python, expressions, &input, error)) == NULL ||
+      !g_subprocess_communicate (process, input, NULL, &output, NULL, error))
+    return FALSE;
+
+  return read_check_output (project, python, expressions, process, output, problems, error);
+}
+
+/* What an asynchronous check needs once Python has answered. */
+typedef struct
+{
+  char      *python;
+  JsonArray *expressions;
+} Check;
+
+static void
+check_free (Check *check)
+{
+  g_free (check->python);
+  json_array_unref (check->expressions);
+  g_free (check);
+}
+
+static void
+check_communicated_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  GSubprocess *process = G_SUBPROCESS (object);
+  g_autoptr(GTask) task = user_data;
+  Check *check = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
+  g_autoptr(GBytes) output = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert (G_IS_TASK (task));
+  g_assert (check != NULL);
+
+  if (!g_subprocess_communicate_finish (process, result, &output, NULL, &error))
+    {
+      /* Cancelling only stops the waiting; nobody wants the answer any
+       * more, so Python need not finish either. */
+      g_subprocess_force_exit (process);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (!read_check_output (g_task_get_source_object (task), check->python, check->expressions,
+                          process, output, problems, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  g_task_return_pointer (task, g_steal_pointer (&problems), (GDestroyNotify) g_ptr_array_unref);
+}
+
+/**
+ * sk_project_check_conditions_async:
+ * @project: a workflow
+ * @python: the interpreter the steps run with
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when the conditions are checked
+ * @user_data: data for @callback
+ *
+ * Checks the syntax of the conditions as sk_project_check_conditions()
+ * does, without waiting for Python. The conditions are read at once; if
+ * the workflow changes meanwhile, problems are given only for the steps
+ * and conditions that are still as they were.
+ */
+void
+sk_project_check_conditions_async (SkProject           *project,
+                                   const char          *python,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonArray) expressions = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GBytes) input = NULL;
+  g_autoptr(GError) error = NULL;
+  Check *check;
+
+  g_return_if_fail (SK_IS_PROJECT (project));
+  g_return_if_fail (python != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (project, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sk_project_check_conditions_async);
+
+  expressions = collect_conditions (project);
+  if (json_array_get_length (expressions) == 0)
+    {
+      g_task_return_pointer (task, g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free),
+                             (GDestroyNotify) g_ptr_array_unref);
+      return;
+    }
+
+  if ((process = spawn_check (python, expressions, &input, &error)) == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  check = g_new0 (Check, 1);
+  check->python = g_strdup (python);
+  check->expressions = g_steal_pointer (&expressions);
+  g_task_set_task_data (task, check, (GDestroyNotify) check_free);
+
+  g_subprocess_communicate_async (process, input, cancellable, check_communicated_cb, g_steal_pointer (&task));
+}
+
+/**
+ * sk_project_check_conditions_finish:
+ * @project: a workflow
+ * @result: the result given to the callback
+ * @error: return location for a #GError, when Python could not check the
+ *   conditions or the check was cancelled
+ *
+ * Returns: (transfer container) (element-type SkProblem) (nullable): a
+ *   problem for each condition that is not a Python expression, an empty
+ *   array when there is none, or %NULL with @error set
+ */
+GPtrArray *
+sk_project_check_conditions_finish (SkProject     *project,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (SK_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, project), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == sk_project_check_conditions_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -86,10 +86,19 @@ gboolean    sk_project_decide_gate      (SkProject  *project,
                                          const char *note,
                                          GError    **error);
 
-gboolean    sk_project_check_conditions (SkProject  *project,
-                                         const char *python,
-                                         GPtrArray  *problems,
-                                         GError    **error);
+char       *sk_project_get_conditions_key      (SkProject            *project);
+gboolean    sk_project_check_conditions        (SkProject            *project,
+                                                const char           *python,
+                                                GPtrArray            *problems,
+                                                GError              **error);
+void        sk_project_check_conditions_async  (SkProject            *project,
+                                                const char           *python,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+GPtrArray  *sk_project_check_conditions_finish (SkProject            *project,
+                                                GAsyncResult         *result,
+                                                GError              **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkApproval, sk_approval_free)
 

@@ -85,6 +85,11 @@ struct _SkWindow
   GtkMenuButton        *problems_button;
   SkProblemsList       *problems_list;
   guint                 problems_id;
+  /* Python's check of the conditions' syntax: the last one started, by its
+   * key, and the problems it found. */
+  GCancellable         *conditions_cancellable;
+  char                 *conditions_key;
+  GPtrArray            *condition_problems;
 
   guint                 pending_generate : 1;
   /* Whether this window told the user, in a dialog, how to set up a

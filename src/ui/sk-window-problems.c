@@ -6,7 +6,9 @@
  * What is wrong with the open workflow, kept in view: a bar over the canvas
  * says how many problems there are and opens their list; choosing one
  * selects the steps it concerns. The bar follows every change, so a fix
- * takes its problem away at once.
+ * takes its problem away at once. Only Python can tell whether a condition
+ * on a connection is Python: it checks them in the background, and what it
+ * finds joins the list when it answers.
  */
 
 #define G_LOG_DOMAIN "sk-window"
@@ -16,6 +18,7 @@
 #include <glib/gi18n.h>
 
 #include "sk-problems-list.h"
+#include "sk-settings.h"
 #include "sk-window-private.h"
 
 /* Long enough that typing a name does not validate at every key. */
@@ -88,12 +91,146 @@ mark_problems (SkWindow  *self,
                                (const char * const *) edge_pairs);
 }
 
+/* The interpreter a run from the window uses, by the runner's rules: the
+ * "python" setting, else the workflow's own, else python3 on the PATH. */
+static char *
+find_python (SkWindow  *self,
+             SkProject *project)
+{
+  GSettings *settings = sk_workspace_get_settings (self->workspace);
+  g_autofree char *setting = NULL;
+  const char *python = NULL;
+
+  if (settings == NULL)
+    settings = self->settings;
+  if (settings != NULL && sk_settings_has_key (settings, "python"))
+    {
+      setting = g_strstrip (g_settings_get_string (settings, "python"));
+      if (setting[0] != '\0')
+        python = setting;
+    }
+  if (python == NULL)
+    python = sk_project_get_python (project);
+  if (python == NULL)
+    python = "python3";
+
+  if (g_path_is_absolute (python))
+    return g_file_test (python, G_FILE_TEST_IS_EXECUTABLE) ? g_strdup (python) : NULL;
+  return g_find_program_in_path (python);
+}
+
+static void
+cancel_conditions_check (SkWindow *self)
+{
+  g_cancellable_cancel (self->conditions_cancellable);
+  g_clear_object (&self->conditions_cancellable);
+}
+
+static void
+forget_conditions (SkWindow *self)
+{
+  cancel_conditions_check (self);
+  g_clear_pointer (&self->conditions_key, g_free);
+  g_clear_pointer (&self->condition_problems, g_ptr_array_unref);
+}
+
+static void
+check_conditions_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  SkProject *project = SK_PROJECT (object);
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GError) error = NULL;
+  SkWindow *self;
+
+  problems = sk_project_check_conditions_finish (project, result, &error);
+
+  /* A newer check replaced this one, or the window is gone. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  self = SK_WINDOW (user_data);
+  g_clear_object (&self->conditions_cancellable);
+  g_clear_pointer (&self->condition_problems, g_ptr_array_unref);
+  if (problems != NULL)
+    self->condition_problems = g_steal_pointer (&problems);
+  else
+    g_debug ("The conditions were not checked: %s", error->message);
+
+  if (project == _sk_window_project (self))
+    _sk_window_update_problems (self);
+}
+
+/* Has Python check the conditions' syntax, when they changed since it last
+ * did. Python takes a while to start, so the window does not wait for it:
+ * its problems join the others when it answers. Until then the last ones
+ * stay, so that changing one condition does not make the problems of the
+ * others blink. */
+static void
+check_conditions (SkWindow  *self,
+                  SkProject *project)
+{
+  g_autofree char *conditions = sk_project_get_conditions_key (project);
+  g_autofree char *python = NULL;
+  g_autofree char *key = NULL;
+
+  if (conditions == NULL)
+    {
+      forget_conditions (self);
+      return;
+    }
+
+  python = find_python (self, project);
+  key = g_strconcat (python != NULL ? python : "", "\n", conditions, NULL);
+  if (g_strcmp0 (key, self->conditions_key) == 0)
+    return;
+
+  cancel_conditions_check (self);
+  g_free (self->conditions_key);
+  self->conditions_key = g_steal_pointer (&key);
+  if (python == NULL)
+    {
+      g_debug ("The conditions were not checked: no Python interpreter was found");
+      g_clear_pointer (&self->condition_problems, g_ptr_array_unref);
+      return;
+    }
+
+  self->conditions_cancellable = g_cancellable_new ();
+  sk_project_check_conditions_async (project, python, self->conditions_cancellable, check_conditions_cb, self);
+}
+
+/* Adds what Python last found wrong with the conditions to @problems, but
+ * not about a connection that has lost its condition since. */
+static void
+add_condition_problems (SkWindow  *self,
+                        SkProject *project,
+                        GPtrArray *problems)
+{
+  for (guint i = 0; self->condition_problems != NULL && i < self->condition_problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (self->condition_problems, i);
+      char **edge = problem->edge_pairs;
+      SkNode *node;
+
+      if (edge == NULL || edge[0] == NULL || edge[1] == NULL)
+        continue;
+      node = sk_project_get_node (project, edge[1]);
+      if (node == NULL || sk_project_get_node (project, edge[0]) == NULL ||
+          sk_node_get_condition (node, edge[0]) == NULL)
+        continue;
+
+      g_ptr_array_add (problems, sk_problem_copy (problem));
+    }
+}
+
 /**
  * _sk_window_update_problems:
  * @self: a #SkWindow
  *
  * Checks the workflow now and shows what is wrong with it, or hides the bar
- * when nothing is.
+ * when nothing is. When the conditions on its connections changed, Python
+ * checks them meanwhile, and the bar is updated again when it answers.
  */
 void
 _sk_window_update_problems (SkWindow *self)
@@ -105,7 +242,13 @@ _sk_window_update_problems (SkWindow *self)
   g_clear_handle_id (&self->problems_id, g_source_remove);
 
   if (project != NULL)
-    problems = sk_project_validate (project);
+    {
+      problems = sk_project_validate (project);
+      check_conditions (self, project);
+      add_condition_problems (self, project, problems);
+    }
+  else
+    forget_conditions (self);
   errors = problems != NULL ? sk_problems_count_errors (problems) : 0;
 
   if (errors > 0)

@@ -869,6 +869,10 @@ sk_window_dispose (GObject *object)
   g_signal_handlers_disconnect_by_func (self, focus_widget_cb, NULL);
   g_clear_handle_id (&self->cells_switcher_id, g_source_remove);
   g_clear_handle_id (&self->problems_id, g_source_remove);
+  g_cancellable_cancel (self->conditions_cancellable);
+  g_clear_object (&self->conditions_cancellable);
+  g_clear_pointer (&self->conditions_key, g_free);
+  g_clear_pointer (&self->condition_problems, g_ptr_array_unref);
   _sk_window_chat_dispose (self);
   if (self->code_buffer_signals != NULL)
     {
