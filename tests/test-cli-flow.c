@@ -12,7 +12,9 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "sk-test-util.h"
@@ -366,7 +368,6 @@ test_gate_deny (void)
   g_autofree char *dir = make_gate_workflow ();
   g_autofree char *text = NULL;
   g_autoptr(JsonObject) approval = NULL;
-  g_autoptr(JsonObject) gate = NULL;
   g_auto(Result) result = { 0 };
 
   run_skele (&result, "run", dir, NULL);
@@ -593,6 +594,54 @@ test_condition_syntax (void)
   sk_test_remove_tree (dir);
 }
 
+/* A sub-workflow folder that is a link back to the workflow itself, or to
+ * one that holds it, would run itself forever: validation refuses it, and
+ * so does run, before anything starts. */
+static void
+test_subworkflow_cycle (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("cli-flow");
+  g_autofree char *link = g_build_filename (dir, "again", NULL);
+  g_autofree char *deeper = g_build_filename (dir, "inner", NULL);
+  g_autofree char *up = g_build_filename (dir, "inner", "up", NULL);
+  g_auto(Result) result = { 0 };
+
+  write_process (dir,
+                 "1 start\n"
+                 "2 loop 1 | {\"workflow\": \"again\"}");
+  write_scripts (dir, "start");
+  g_assert_cmpint (symlink (".", link), ==, 0);
+
+  run_skele (&result, "validate", dir, NULL);
+  assert_status (&result, 2);
+  sk_test_assert_contains (result.err, "“again” leads back to this workflow");
+
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 2);
+  sk_test_assert_contains (result.err, "“again” leads back to this workflow");
+  assert_runs (dir, "");
+
+  /* Two levels: the inner workflow's sub-workflow leads back up. */
+  g_unlink (link);
+  write_process (dir,
+                 "1 start\n"
+                 "2 loop 1 | {\"workflow\": \"inner\"}");
+  write_process (deeper, "1 round | {\"workflow\": \"up\"}");
+  g_assert_cmpint (symlink ("..", up), ==, 0);
+
+  run_skele (&result, "validate", deeper, NULL);
+  assert_status (&result, 2);
+  sk_test_assert_contains (result.err, "“up” leads back to this workflow");
+
+  /* The outer workflow is sound; its step fails, once, saying why. */
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 1);
+  sk_test_assert_contains (result.err, "“up” leads back to this workflow");
+  g_assert_null (strstr (result.err, "failed: “loop” in the workflow"));
+
+  sk_test_remove_tree (dir);
+}
+
 static void
 test_failed_text (void)
 {
@@ -639,6 +688,7 @@ main (int   argc,
 
   g_test_add_func ("/cli-flow/gate/wait", test_gate_wait);
   g_test_add_func ("/cli-flow/run/condition-syntax", test_condition_syntax);
+  g_test_add_func ("/cli-flow/run/subworkflow-cycle", test_subworkflow_cycle);
   g_test_add_func ("/cli-flow/gate/approve", test_gate_approve);
   g_test_add_func ("/cli-flow/gate/deny", test_gate_deny);
   g_test_add_func ("/cli-flow/gate/in-memory-then-isolated", test_in_memory_then_isolated);

@@ -351,6 +351,19 @@ validate_foreach (SkProject  *project,
     }
 }
 
+
+/* Whether the real path @path lies inside the real path @folder. */
+static gboolean
+is_below (const char *path,
+          const char *folder)
+{
+  gsize length = strlen (folder);
+
+  return g_str_has_prefix (path, folder) &&
+         (path[length] == G_DIR_SEPARATOR || (length > 0 && folder[length - 1] == G_DIR_SEPARATOR)) &&
+         path[length] != '\0';
+}
+
 static void
 validate_workflow (SkProject  *project,
                    SkNode     *node,
@@ -404,6 +417,28 @@ validate_workflow (SkProject  *project,
     {
       g_autoptr(GFile) inner = g_file_resolve_relative_path (folder, path);
       g_autoptr(GFile) process = g_file_get_child (inner, SK_PROJECT_FILE_NAME);
+      g_autofree char *folder_real = realpath (g_file_peek_path (folder), NULL);
+      g_autofree char *inner_real = realpath (g_file_peek_path (inner), NULL);
+
+      /* A link can lead the folder back up, and a workflow that holds
+       * itself runs without end: each sub-workflow must lie deeper. */
+      if (folder_real != NULL && inner_real != NULL && !is_below (inner_real, folder_real))
+        {
+          if (is_below (folder_real, inner_real) || g_str_equal (folder_real, inner_real))
+            _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                                     /* Translators: the first %s names a step, the second a folder. */
+                                     _("The sub-workflow of %s, “%s” leads back to this workflow "
+                                       "or one that holds it, so it would run itself without end. "
+                                       "Name another folder."), who, path);
+          else
+            _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,
+                                     /* Translators: the first %s names a step, the second a folder,
+                                      * the third where a link leads. */
+                                     _("The sub-workflow of %s, “%s”, is a link to “%s”, outside "
+                                       "this workflow’s folder. Copy that workflow inside instead."),
+                                     who, path, inner_real);
+          return;
+        }
 
       if (!g_file_query_exists (process, NULL))
         _sk_project_add_problem (problems, SK_PROBLEM_CONTROL_FLOW, FALSE, id,

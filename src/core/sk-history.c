@@ -806,11 +806,33 @@ remove_node_by_id (SkHistory  *self,
     sk_project_remove_node (self->project, node);
 }
 
+static gboolean
+file_is (GFile  *file,
+         GBytes *contents)
+{
+  g_autoptr(GBytes) current = g_file_load_bytes (file, NULL, NULL, NULL);
+
+  if (contents == NULL || current == NULL)
+    return contents == NULL && current == NULL &&
+           !g_file_query_exists (file, NULL);
+
+  return g_bytes_equal (current, contents);
+}
+
+/* Puts @contents in @file when it holds @expected: a file changed since,
+ * by hand or by another program, is the user's and is left alone. */
 static void
 write_file_state (GFile  *file,
+                  GBytes *expected,
                   GBytes *contents)
 {
   g_autoptr(GError) error = NULL;
+
+  if (!file_is (file, expected))
+    {
+      g_debug ("%s changed since; it is left as it is", g_file_peek_path (file));
+      return;
+    }
 
   if (contents == NULL)
     {
@@ -838,7 +860,9 @@ apply_step (SkHistory *self,
     {
       FileChange *change = g_ptr_array_index (step->files, undo ? step->files->len - 1 - i : i);
 
-      write_file_state (change->file, undo ? change->before : change->after);
+      write_file_state (change->file,
+                        undo ? change->after : change->before,
+                        undo ? change->before : change->after);
     }
 
   /* Nodes first, in the opposite order for undo, so that each goes back to

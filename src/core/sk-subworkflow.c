@@ -393,6 +393,27 @@ describe_steps (GPtrArray *nodes)
   return g_string_free (g_steal_pointer (&names), FALSE);
 }
 
+/* Whether @path, relative to a chosen step's folder, leads out of it to
+ * something that stays behind: not to the folder of another chosen step,
+ * which moves along. */
+static gboolean
+leads_out (Selection  *selection,
+           const char *path)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (g_path_is_absolute (path) || !(g_str_equal (path, "..") || g_str_has_prefix (path, "../")))
+    return FALSE;
+
+  parts = g_strsplit (path, "/", 3);
+  if (parts[1] != NULL)
+    for (guint i = 0; i < selection->inner->len; i++)
+      if (g_str_equal (parts[1], sk_node_get_key (g_ptr_array_index (selection->inner, i))))
+        return FALSE;
+
+  return TRUE;
+}
+
 /* The JSON of @node as a step of the sub-workflow: connections from
  * outside go, and paths that led out of the step's folder lead one level
  * further up. */
@@ -416,7 +437,7 @@ inner_node_json (Selection *selection,
       JsonNode *element = json_array_get_element (files, i);
       const char *path = JSON_NODE_HOLDS_VALUE (element) ? json_node_get_string (element) : NULL;
 
-      if (path != NULL && g_str_has_prefix (path, "..") && !g_path_is_absolute (path))
+      if (path != NULL && leads_out (selection, path))
         {
           g_autofree char *further = g_build_filename ("..", path, NULL);
 
@@ -531,6 +552,7 @@ sk_project_make_subworkflow (SkProject   *project,
   g_autoptr(SkNode) sub_node = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *unique_name = NULL;
+  g_autofree char *base_key = NULL;
   g_autofree char *key = NULL;
   g_autofree char *id = NULL;
   g_autofree char *steps = NULL;
@@ -580,9 +602,10 @@ sk_project_make_subworkflow (SkProject   *project,
       return NULL;
     }
 
-  if (sk_util_is_blank (name) || (unique_name = choose_name (project, folder, name)) == NULL)
+  base_key = sk_node_key_from_name (name);
+  if (base_key[0] == '\0' || (unique_name = choose_name (project, folder, name)) == NULL)
     {
-      g_set_error (error, SK_SUBWORKFLOW_ERROR, SK_SUBWORKFLOW_ERROR_SHAPE,
+      g_set_error (error, SK_SUBWORKFLOW_ERROR, SK_SUBWORKFLOW_ERROR_NAME,
                    _("Give the sub-workflow a name with letters or digits in it."));
       return NULL;
     }
@@ -643,8 +666,12 @@ sk_project_make_subworkflow (SkProject   *project,
       const char * const *node_priors = sk_node_get_priors (node);
 
       for (guint j = 0; node_priors[j] != NULL; j++)
-        if (!is_inside (&selection, node_priors[j]))
-          g_ptr_array_add (keys, (gpointer) sk_node_get_key (sk_project_get_node (project, node_priors[j])));
+        {
+          SkNode *prior = sk_project_get_node (project, node_priors[j]);
+
+          if (prior != NULL && !is_inside (&selection, node_priors[j]))
+            g_ptr_array_add (keys, (gpointer) sk_node_get_key (prior));
+        }
 
       if (keys->len == 0)
         continue;

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
  * SkSubworkflowError:
  * @SK_SUBWORKFLOW_ERROR_UNSAVED: the workflow has no folder yet
  * @SK_SUBWORKFLOW_ERROR_EMPTY: no step was chosen
+ * @SK_SUBWORKFLOW_ERROR_NAME: the name has no letters or digits
  * @SK_SUBWORKFLOW_ERROR_SHAPE: the chosen steps cannot form a sub-workflow
  *   as they are connected
  * @SK_SUBWORKFLOW_ERROR_CONTROL_FLOW: a gate, condition, for-each or
@@ -36,6 +37,7 @@ typedef enum
 {
   SK_SUBWORKFLOW_ERROR_UNSAVED,
   SK_SUBWORKFLOW_ERROR_EMPTY,
+  SK_SUBWORKFLOW_ERROR_NAME,
   SK_SUBWORKFLOW_ERROR_SHAPE,
   SK_SUBWORKFLOW_ERROR_CONTROL_FLOW,
   SK_SUBWORKFLOW_ERROR_WRITE,
