@@ -389,6 +389,15 @@ test_gate_deny (void)
   g_assert_false (sk_test_exists (dir, "gate/gate.pkl"));
   g_assert_false (sk_test_exists (dir, "publish/publish.pkl"));
 
+  /* A denial can be taken back while the gate's inputs are the same:
+   * approving it then runs the gate and what needs it. */
+  run_skele (&result, "approve", dir, "gate", NULL);
+  assert_status (&result, 0);
+  sk_test_assert_contains (result.err, "Approved by ");
+  run_skele (&result, "run", dir, NULL);
+  assert_status (&result, 0);
+  assert_runs (dir, "gate publish");
+
   sk_test_remove_tree (dir);
 }
 

@@ -240,6 +240,20 @@ test_gate_deny (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (decision));
   g_assert_true (g_str_has_prefix (sk_node_get_error_text (check), "Denied by "));
 
+  /* The denial can be taken back: approving instead runs the gate and
+   * the step after it. */
+  g_assert_true (gtk_widget_get_visible (output_child (window, "reverse_button")));
+  g_signal_emit_by_name (output_child (window, "reverse_button"), "clicked");
+  SK_TEST_WAIT_UNTIL (exists_in (f, "gate/after/after.pkl"), RUN_WAIT_MS);
+  SK_TEST_WAIT_UNTIL (!_sk_window_is_running (window), RUN_WAIT_MS);
+  g_assert_cmpint (sk_node_get_state (check), ==, SK_NODE_STATE_SUCCEEDED);
+  g_assert_cmpint (sk_node_get_state (after), ==, SK_NODE_STATE_SUCCEEDED);
+  g_clear_pointer (&approval, sk_approval_free);
+  approval = read_approval (project, check);
+  g_assert_true (approval->approved);
+  drain ();
+  g_assert_false (gtk_widget_get_visible (output_child (window, "reverse_button")));
+
   destroy_window (window);
   forget_python ();
 }

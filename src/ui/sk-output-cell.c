@@ -84,6 +84,7 @@ struct _SkOutputCell
   GtkButton         *show_code_button;
   GtkButton         *deny_button;
   GtkButton         *approve_button;
+  GtkButton         *reverse_button;
   GtkLabel          *decision_label;
   GtkBox            *items_box;
   GtkDropDown       *items_drop_down;
@@ -1176,6 +1177,7 @@ sync_gate (SkOutputCell *self)
   SkNode *node = sk_cell_get_node (SK_CELL (self));
   SkProject *project = sk_cell_get_project (SK_CELL (self));
   gboolean waiting = node != NULL && is_waiting_gate (node);
+  gboolean reversible = FALSE;
   g_autoptr(SkApproval) approval = NULL;
   GtkWidget *child;
   guint n_priors = 0;
@@ -1217,8 +1219,19 @@ sync_gate (SkOutputCell *self)
       g_autofree char *path = folder != NULL ? g_file_get_path (folder) : NULL;
 
       if (path != NULL)
-        approval = sk_approval_read (path, sk_node_get_key (node));
+        {
+          approval = sk_approval_read (path, sk_node_get_key (node));
+          /* A denial can be taken back while the run that stopped at the
+           * gate is still what it was decided on. */
+          if (approval != NULL && !approval->approved && !waiting)
+            {
+              g_autofree char *fingerprint = sk_approval_get_waiting (path, sk_node_get_key (node));
+
+              reversible = g_strcmp0 (fingerprint, approval->fingerprint) == 0;
+            }
+        }
     }
+  gtk_widget_set_visible (GTK_WIDGET (self->reverse_button), reversible);
 
   if (approval != NULL)
     {
@@ -1817,6 +1830,7 @@ sk_output_cell_class_init (SkOutputCellClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, show_code_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, deny_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, approve_button);
+  gtk_widget_class_bind_template_child (widget_class, SkOutputCell, reverse_button);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, decision_label);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, items_box);
   gtk_widget_class_bind_template_child (widget_class, SkOutputCell, items_drop_down);
