@@ -131,6 +131,19 @@ undo_action (GtkWidget  *widget,
   if (!(redo ? sk_history_redo (history) : sk_history_undo (history)))
     return;
 
+  /* Steps that come back, deleted or made into a sub-workflow before, have
+   * their folders still: they show what their last run left. */
+  for (guint i = 0; ids != NULL && ids[i] != NULL; i++)
+    {
+      SkNode *node = sk_project_get_node (_sk_window_project (self), ids[i]);
+
+      if (node != NULL && sk_node_get_state (node) == SK_NODE_STATE_IDLE)
+        {
+          sk_workspace_restore_states (self->workspace);
+          break;
+        }
+    }
+
   show_undone (self, ids, label, redo);
 }
 
