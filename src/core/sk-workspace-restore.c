@@ -69,13 +69,24 @@ restore_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
-/* The interpreter a run from the window would use, by the runner's rules:
- * its fingerprint is part of each step's. */
-static char *
-window_python (SkWorkspace *self)
+/**
+ * sk_workspace_find_python:
+ * @self: a #SkWorkspace
+ *
+ * Finds the interpreter a run from the window uses, by the runner's rules:
+ * the "python" setting, else the workflow's own, else python3 on the PATH.
+ * Its fingerprint is part of each step's.
+ *
+ * Returns: (transfer full) (nullable): the interpreter's path, or %NULL
+ *   when there is none
+ */
+char *
+sk_workspace_find_python (SkWorkspace *self)
 {
   g_autofree char *setting = NULL;
   const char *python = NULL;
+
+  g_return_val_if_fail (SK_IS_WORKSPACE (self), NULL);
 
   if (self->settings != NULL && sk_settings_has_key (self->settings, "python"))
     {
@@ -185,7 +196,7 @@ sk_workspace_restore_states (SkWorkspace *self)
       return;
     }
 
-  python = window_python (self);
+  python = sk_workspace_find_python (self);
   restore->fingerprints = sk_fingerprints_new (self->project, restore->order, python);
   restore->folders = g_ptr_array_new_with_free_func (g_free);
   restore->keys = g_ptr_array_new_with_free_func (g_free);

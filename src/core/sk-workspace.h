@@ -150,6 +150,7 @@ gboolean     sk_workspace_get_running        (SkWorkspace          *self);
 gboolean     sk_workspace_get_generating     (SkWorkspace          *self);
 GPtrArray   *sk_workspace_get_run_nodes      (SkWorkspace          *self);
 void         sk_workspace_restore_states     (SkWorkspace          *self);
+char        *sk_workspace_find_python        (SkWorkspace          *self);
 gboolean     sk_workspace_check_agent        (SkWorkspace          *self,
                                               const SkRunOptions   *options,
                                               GError              **error);

@@ -18,7 +18,6 @@
 #include <glib/gi18n.h>
 
 #include "sk-problems-list.h"
-#include "sk-settings.h"
 #include "sk-window-private.h"
 
 /* Long enough that typing a name does not validate at every key. */
@@ -91,34 +90,6 @@ mark_problems (SkWindow  *self,
                                (const char * const *) edge_pairs);
 }
 
-/* The interpreter a run from the window uses, by the runner's rules: the
- * "python" setting, else the workflow's own, else python3 on the PATH. */
-static char *
-find_python (SkWindow  *self,
-             SkProject *project)
-{
-  GSettings *settings = sk_workspace_get_settings (self->workspace);
-  g_autofree char *setting = NULL;
-  const char *python = NULL;
-
-  if (settings == NULL)
-    settings = self->settings;
-  if (settings != NULL && sk_settings_has_key (settings, "python"))
-    {
-      setting = g_strstrip (g_settings_get_string (settings, "python"));
-      if (setting[0] != '\0')
-        python = setting;
-    }
-  if (python == NULL)
-    python = sk_project_get_python (project);
-  if (python == NULL)
-    python = "python3";
-
-  if (g_path_is_absolute (python))
-    return g_file_test (python, G_FILE_TEST_IS_EXECUTABLE) ? g_strdup (python) : NULL;
-  return g_find_program_in_path (python);
-}
-
 static void
 cancel_conditions_check (SkWindow *self)
 {
@@ -181,7 +152,7 @@ check_conditions (SkWindow  *self,
       return;
     }
 
-  python = find_python (self, project);
+  python = sk_workspace_find_python (self->workspace);
   key = g_strconcat (python != NULL ? python : "", "\n", conditions, NULL);
   if (g_strcmp0 (key, self->conditions_key) == 0)
     return;
