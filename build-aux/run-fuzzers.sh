@@ -42,7 +42,7 @@ if ! [[ "${seconds}" =~ ^[1-9][0-9]*$ ]]; then
 fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-  targets=(fuzz-project fuzz-llm-stream fuzz-prompt-template fuzz-text-calls)
+  targets=(fuzz-project fuzz-llm-stream fuzz-prompt-template fuzz-text-calls fuzz-mermaid)
 fi
 
 # run-tests.sh has already installed what is missing.

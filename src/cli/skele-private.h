@@ -39,6 +39,12 @@ int          skele_command_chat           (int              argc,
 int          skele_command_draft          (int              argc,
                                            char           **argv);
 
+/* skele-export.c */
+int          skele_command_export         (int              argc,
+                                           char           **argv);
+int          skele_command_import         (int              argc,
+                                           char           **argv);
+
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AgentOptions, skele_agent_options_clear)
 
 G_END_DECLS

@@ -937,6 +937,8 @@ print_usage (FILE *stream)
              "  chat FOLDER MESSAGE       Ask the chat agent about a workflow, or to change it\n"
              "  draft FOLDER DESCRIPTION  Draft a new workflow with the chat agent\n"
              "  approve FOLDER KEY        Approve or deny an approval gate a run waits at\n"
+             "  export FOLDER --format F  Write a workflow as Mermaid, DOT, SVG or PNG\n"
+             "  import FILE.mmd -o FOLDER Make a Mermaid flowchart a workflow\n"
              "\n"
              "Run “skele COMMAND --help” for a command’s options.\n"));
 }
@@ -993,6 +995,12 @@ main (int    argc,
 
   if (g_str_equal (command, "approve"))
     return command_approve (argc - 1, argv + 1);
+
+  if (g_str_equal (command, "export"))
+    return skele_command_export (argc - 1, argv + 1);
+
+  if (g_str_equal (command, "import"))
+    return skele_command_import (argc - 1, argv + 1);
 
   g_printerr (_("skele: unknown command “%s”.\n"), command);
   print_usage (stderr);

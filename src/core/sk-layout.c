@@ -12,6 +12,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include "sk-graphviz-private.h"
 #include "sk-layout.h"
 
 #define SK_POINTS_PER_INCH 72.0
@@ -23,6 +24,31 @@
  */
 G_LOCK_DEFINE_STATIC (graphviz);
 static GVC_t *graphviz_context;
+
+/*
+ * _sk_graphviz_acquire:
+ *
+ * Waits for Graphviz to be free, and makes its context the first time.
+ * Every call is matched by _sk_graphviz_release().
+ *
+ * Returns: (transfer none): the context
+ */
+GVC_t *
+_sk_graphviz_acquire (void)
+{
+  G_LOCK (graphviz);
+
+  if (graphviz_context == NULL)
+    graphviz_context = gvContext ();
+
+  return graphviz_context;
+}
+
+void
+_sk_graphviz_release (void)
+{
+  G_UNLOCK (graphviz);
+}
 
 typedef struct
 {
@@ -79,10 +105,7 @@ run_layout (LayoutInput        *input,
   if (input->ids->len == 0)
     return g_steal_pointer (&positions);
 
-  G_LOCK (graphviz);
-
-  if (graphviz_context == NULL)
-    graphviz_context = gvContext ();
+  _sk_graphviz_acquire ();
   graph = agopen ((char *) "workflow", Agstrictdirected, NULL);
 
   agattr (graph, AGRAPH, (char *) "rankdir",
@@ -109,7 +132,7 @@ run_layout (LayoutInput        *input,
   if (gvLayout (graphviz_context, graph, "dot") != 0)
     {
       agclose (graph);
-      G_UNLOCK (graphviz);
+      _sk_graphviz_release ();
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    _("Graphviz could not arrange the workflow. Check that Graphviz’s "
@@ -133,7 +156,7 @@ run_layout (LayoutInput        *input,
   gvFreeLayout (graphviz_context, graph);
   agclose (graph);
 
-  G_UNLOCK (graphviz);
+  _sk_graphviz_release ();
 
   return g_steal_pointer (&positions);
 }

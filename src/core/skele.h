@@ -27,6 +27,7 @@ G_BEGIN_DECLS
 # include "sk-chat-log.h"
 # include "sk-chat-session.h"
 # include "sk-control-flow.h"
+# include "sk-export.h"
 # include "sk-history.h"
 # include "sk-json.h"
 # include "sk-layout.h"
