@@ -386,6 +386,7 @@ sk_application_startup (GApplication *app)
     { "win.save", { "<Control>s", NULL } },
     { "win.generate-code", { "<Control>g", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },
+    { "win.export", { "<Control><Shift>e", NULL } },
     { "win.close", { "<Control>w", NULL } },
     { "win.undo", { "<Control>z", NULL } },
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },

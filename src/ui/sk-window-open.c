@@ -232,7 +232,7 @@ sk_window_open (SkWindow *self,
 typedef void (*FolderChosen) (SkWindow *self,
                               GFile    *folder);
 
-static void
+static SkWindow *
 open_chosen (SkWindow *self,
              GFile    *folder,
              gboolean  create)
@@ -248,6 +248,23 @@ open_chosen (SkWindow *self,
     }
 
   sk_window_open (target, folder, create);
+  return target;
+}
+
+/**
+ * _sk_window_open_in_window:
+ * @self: a #SkWindow
+ * @folder: a workflow folder
+ *
+ * Opens @folder in @self, or in a new window when @self shows a workflow.
+ *
+ * Returns: (transfer none): the window that shows it
+ */
+SkWindow *
+_sk_window_open_in_window (SkWindow *self,
+                           GFile    *folder)
+{
+  return open_chosen (self, folder, FALSE);
 }
 
 static void

@@ -92,6 +92,8 @@ struct _SkWindow
   GPtrArray            *condition_problems;
 
   guint                 pending_generate : 1;
+  /* Whether a picture of the workflow is being drawn for Export…. */
+  guint                 exporting : 1;
   /* Whether this window told the user, in a dialog, how to set up a
    * coding agent. */
   guint                 agent_setup_shown : 1;
@@ -164,6 +166,17 @@ void          _sk_window_choose_folder        (SkWindow    *self,
                                                void       (*chosen) (SkWindow *self,
                                                                      GFile    *folder));
 gboolean      _sk_window_confirm_close        (SkWindow    *self);
+SkWindow     *_sk_window_open_in_window       (SkWindow    *self,
+                                               GFile       *folder);
+
+/* sk-window-export.c */
+void          _sk_window_export_class_init    (GtkWidgetClass *widget_class);
+void          _sk_window_export_to            (SkWindow    *self,
+                                               const char  *format,
+                                               GFile       *file);
+void          _sk_window_import_into          (SkWindow    *self,
+                                               GFile       *source,
+                                               GFile       *folder);
 
 /* The widget tests reach the window's parts through these. */
 SkCanvas     *_sk_window_get_canvas           (SkWindow    *self);

@@ -159,7 +159,7 @@ _sk_window_update_title (SkWindow *self)
 
 static const char * const window_actions[] = {
   "save", "save-as", "undo", "redo", "run", "run-node", "run-from", "run-to", "stop",
-  "generate-code", "regenerate-code", "arrange", "edit-process", "make-subworkflow",
+  "generate-code", "regenerate-code", "arrange", "edit-process", "make-subworkflow", "export",
   "zoom-in", "zoom-out", "zoom-reset", "zoom-fit",
 };
 
@@ -956,6 +956,7 @@ sk_window_class_init (SkWindowClass *klass)
 
   _sk_window_chat_class_init (widget_class);
   _sk_window_class_actions_init (widget_class);
+  _sk_window_export_class_init (widget_class);
 }
 
 static void
