@@ -435,8 +435,8 @@ test_no_code_neutral (Fixture       *f,
   set_view (f, 1.0, 0, 0, 200, 200);
   texture = render_canvas (f);
   g_assert_false (is_error_red (color_at (f, texture, -NODE_W / 2 + 3, 0)));
-  g_assert_cmpstr (_sk_canvas_state_label (SK_NODE_STATE_NO_CODE), !=,
-                   _sk_canvas_state_label (SK_NODE_STATE_IDLE));
+  g_assert_cmpstr (sk_node_state_label (SK_NODE_STATE_NO_CODE), !=,
+                   sk_node_state_label (SK_NODE_STATE_IDLE));
 }
 
 /* What flowed --------------------------------------------------------------- */

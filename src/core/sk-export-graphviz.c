@@ -89,42 +89,6 @@ state_color (SkNodeState state)
     }
 }
 
-/* The state as the canvas writes it under the name, which differs from
- * sk_node_state_describe() in places; the same messages, so that they are
- * translated once. */
-static const char *
-state_label (SkNodeState state)
-{
-  switch (state)
-    {
-    case SK_NODE_STATE_STALE:
-      return _("Needs to run again");
-    case SK_NODE_STATE_QUEUED:
-      return _("Waiting");
-    case SK_NODE_STATE_RUNNING:
-      return _("Running…");
-    case SK_NODE_STATE_WRITING_CODE:
-      return _("Writing code…");
-    case SK_NODE_STATE_SUCCEEDED:
-      return _("Succeeded");
-    case SK_NODE_STATE_FAILED:
-      return _("Failed");
-    case SK_NODE_STATE_SKIPPED:
-      return _("Skipped");
-    case SK_NODE_STATE_CANCELLED:
-      return _("Stopped");
-    case SK_NODE_STATE_UP_TO_DATE:
-      return _("Up to date");
-    case SK_NODE_STATE_NO_CODE:
-      return _("No code yet");
-    case SK_NODE_STATE_AWAITING_APPROVAL:
-      return _("Waiting for approval");
-    case SK_NODE_STATE_IDLE:
-    default:
-      return _("Not run yet");
-    }
-}
-
 /* Whether @c may stand in XML 1.0 text, which Graphviz parses HTML-like
  * labels as. */
 static gboolean
@@ -371,7 +335,7 @@ append_node (GString    *dot,
                           "<TR><TD ALIGN=\"LEFT\" HEIGHT=\"20\" VALIGN=\"TOP\">"
                           "<FONT POINT-SIZE=\"9\" COLOR=\"%sb3\">",
                           TEXT_COLOR);
-  append_html (label, state_label (state));
+  append_html (label, sk_node_state_label (state));
   g_string_append (label, "</FONT></TD></TR>");
 
   if (badge != NULL)

@@ -840,6 +840,46 @@ sk_node_state_to_string (SkNodeState state)
 }
 
 /**
+ * sk_node_state_label:
+ * @state: a #SkNodeState
+ *
+ * Returns: the state in a few words of the user's language, as the canvas
+ *   and the exported pictures write it under a step's name
+ */
+const char *
+sk_node_state_label (SkNodeState state)
+{
+  switch (state)
+    {
+    case SK_NODE_STATE_STALE:
+      return _("Needs to run again");
+    case SK_NODE_STATE_QUEUED:
+      return _("Waiting");
+    case SK_NODE_STATE_RUNNING:
+      return _("Running…");
+    case SK_NODE_STATE_WRITING_CODE:
+      return _("Writing code…");
+    case SK_NODE_STATE_SUCCEEDED:
+      return _("Succeeded");
+    case SK_NODE_STATE_FAILED:
+      return _("Failed");
+    case SK_NODE_STATE_SKIPPED:
+      return _("Skipped");
+    case SK_NODE_STATE_CANCELLED:
+      return _("Stopped");
+    case SK_NODE_STATE_UP_TO_DATE:
+      return _("Up to date");
+    case SK_NODE_STATE_NO_CODE:
+      return _("No code yet");
+    case SK_NODE_STATE_AWAITING_APPROVAL:
+      return _("Waiting for approval");
+    case SK_NODE_STATE_IDLE:
+    default:
+      return _("Not run yet");
+    }
+}
+
+/**
  * sk_node_state_describe:
  * @state: a #SkNodeState
  *

@@ -140,39 +140,6 @@ state_color (SkNodeState state)
     }
 }
 
-const char *
-_sk_canvas_state_label (SkNodeState state)
-{
-  switch (state)
-    {
-    case SK_NODE_STATE_STALE:
-      return _("Needs to run again");
-    case SK_NODE_STATE_QUEUED:
-      return _("Waiting");
-    case SK_NODE_STATE_RUNNING:
-      return _("Running…");
-    case SK_NODE_STATE_WRITING_CODE:
-      return _("Writing code…");
-    case SK_NODE_STATE_SUCCEEDED:
-      return _("Succeeded");
-    case SK_NODE_STATE_FAILED:
-      return _("Failed");
-    case SK_NODE_STATE_SKIPPED:
-      return _("Skipped");
-    case SK_NODE_STATE_CANCELLED:
-      return _("Stopped");
-    case SK_NODE_STATE_UP_TO_DATE:
-      return _("Up to date");
-    case SK_NODE_STATE_NO_CODE:
-      return _("No code yet");
-    case SK_NODE_STATE_AWAITING_APPROVAL:
-      return _("Waiting for approval");
-    case SK_NODE_STATE_IDLE:
-    default:
-      return _("Not run yet");
-    }
-}
-
 void
 _sk_canvas_invalidate_edges (SkCanvas *self)
 {
@@ -442,7 +409,7 @@ state_layout (SkCanvas    *self,
     state = SK_NODE_STATE_IDLE;
 
   if (self->state_layouts[state] == NULL)
-    self->state_layouts[state] = new_layout (self, _sk_canvas_state_label (state), FALSE, TRUE, TEXT_WIDTH);
+    self->state_layouts[state] = new_layout (self, sk_node_state_label (state), FALSE, TRUE, TEXT_WIDTH);
 
   return self->state_layouts[state];
 }

@@ -327,7 +327,6 @@ void          _sk_canvas_snapshot             (GtkWidget              *widget,
                                                GtkSnapshot            *snapshot);
 void          _sk_canvas_invalidate_edges     (SkCanvas               *self);
 void          _sk_canvas_clear_text_caches    (SkCanvas               *self);
-const char   *_sk_canvas_state_label          (SkNodeState             state);
 void          _sk_canvas_edge_route           (SkCanvasItem           *from,
                                                SkCanvasItem           *to,
                                                double                  p[8]);

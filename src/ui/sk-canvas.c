@@ -148,7 +148,7 @@ _sk_canvas_update_accessible (SkCanvas *self)
   if (self->focus != NULL)
     description = g_strdup_printf (_("Selected step: %s, %s"),
                                    sk_node_get_name (self->focus),
-                                   _sk_canvas_state_label (sk_node_get_state (self->focus)));
+                                   sk_node_state_label (sk_node_get_state (self->focus)));
   else
     description = g_strdup (_("No step selected"));
 
