@@ -19,7 +19,7 @@
 #include "skele-private.h"
 
 /* The formats `skele export` writes now; the others of DESIGN §11 follow. */
-static const char * const formats[] = { "mermaid", "dot", "svg", "png" };
+static const char * const formats[] = { "mermaid", "dot", "svg", "png", "python" };
 
 static gboolean
 is_format (const char *format)
@@ -60,9 +60,9 @@ skele_command_export (int    argc,
   g_autofree char *format_list = g_strjoinv (", ", (char **) formats);
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-      N_("What to write: mermaid, dot, svg or png"), "FORMAT" },
+      N_("What to write: mermaid, dot, svg, png or python"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      N_("The file to write; without it, the standard output"), "PATH" },
+      N_("The file to write (the folder, for python); without it, the standard output"), "PATH" },
     { NULL }
   };
 
@@ -95,11 +95,34 @@ skele_command_export (int    argc,
       return EXIT_INVALID;
     }
 
+  /* A folder format has no standard output to go to. */
+  if (output == NULL && g_str_equal (format, "python"))
+    {
+      g_printerr (_("skele export: the python format is a folder; give a new or empty one with -o FOLDER.\n"));
+      return EXIT_INVALID;
+    }
+
   file = g_file_new_for_commandline_arg (argv[1]);
   if ((project = sk_project_load (file, &error)) == NULL)
     {
       g_printerr (_("error: %s\n"), error->message);
       return EXIT_INVALID;
+    }
+
+  if (g_str_equal (format, "python"))
+    {
+      g_autoptr(GFile) folder = g_file_new_for_commandline_arg (output);
+
+      if (!sk_export_python (project, folder, &error))
+        {
+          g_printerr (_("error: %s\n"), error->message);
+          return EXIT_INVALID;
+        }
+
+      /* Translators: the first %s is a workflow's name, the second a folder. */
+      g_printerr (_("Wrote “%s” to %s. Run it there with: python3 run_workflow.py\n"),
+                  sk_project_get_name (project), output);
+      return EXIT_SUCCESS;
     }
 
   if ((bytes = export_bytes (project, format, &error)) == NULL)

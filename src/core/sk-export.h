@@ -29,6 +29,7 @@ G_BEGIN_DECLS
  * @SK_EXPORT_ERROR_PARSE: the input is not a flowchart that can be read
  * @SK_EXPORT_ERROR_EMPTY: the input holds no step
  * @SK_EXPORT_ERROR_GRAPHVIZ: Graphviz could not lay out or draw the graph
+ * @SK_EXPORT_ERROR_EXISTS: the folder to write holds files already
  *
  * Why a workflow could not be written in another format or read from one.
  */
@@ -38,6 +39,7 @@ typedef enum
   SK_EXPORT_ERROR_PARSE,
   SK_EXPORT_ERROR_EMPTY,
   SK_EXPORT_ERROR_GRAPHVIZ,
+  SK_EXPORT_ERROR_EXISTS,
 } SkExportError;
 
 GQuark      sk_export_error_quark (void);
@@ -58,6 +60,11 @@ GBytes     *sk_export_graphviz    (SkProject   *project,
                                    GError     **error);
 GBytes     *sk_export_render_dot  (const char  *dot,
                                    const char  *format,
+                                   GError     **error);
+
+/* sk-export-python.c */
+gboolean    sk_export_python      (SkProject   *project,
+                                   GFile       *folder,
                                    GError     **error);
 
 G_END_DECLS
