@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 # libclang-rt-14-dev, which clang only recommends), build the fuzz targets.
 # gnome-keyring, libsecret-tools and dbus give the keyring tests a Secret
 # Service of their own.
+# chromium renders the HTML report headless in tests/test-export-html.c.
 debian_packages=(
   libgtk-4-dev
   libgtk-4-bin
@@ -43,6 +44,9 @@ debian_packages=(
   imagemagick
   python3
   python3-matplotlib
+  # For test-export-notebook: nbconvert runs exported notebooks on a Python kernel.
+  jupyter-nbconvert
+  python3-ipykernel
   snakemake
   bubblewrap
   gnome-keyring
@@ -50,6 +54,7 @@ debian_packages=(
   dbus
   git
   ca-certificates
+  chromium
 )
 
 say() {

@@ -43,14 +43,14 @@ test_export (Fixture       *f,
   g_assert_true (g_file_make_directory (out, NULL, NULL));
   open_and_wait (window, f->folder);
 
-  /* The dialog offers the four formats, and cancelling writes nothing. */
+  /* The dialog offers the six formats, and cancelling writes nothing. */
   g_assert_true (action_enabled (window, "export"));
   activate (window, "export");
   dialog = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
   g_assert_nonnull (dialog);
   formats = adw_message_dialog_get_extra_child (dialog);
   g_assert_true (GTK_IS_DROP_DOWN (formats));
-  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (GTK_DROP_DOWN (formats))), ==, 4);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (GTK_DROP_DOWN (formats))), ==, 6);
   respond (dialog, "_Cancel");
 
   /* A flowchart is written at once. */
@@ -77,6 +77,19 @@ test_export (Fixture       *f,
   text = read_file (png, &length);
   g_assert_cmpuint (length, >, sizeof png_signature);
   g_assert_cmpmem (text, sizeof png_signature, png_signature, sizeof png_signature);
+
+  g_clear_pointer (&text, g_free);
+
+  /* A report is one page. */
+  {
+    g_autoptr(GFile) html = g_file_new_build_filename (f->dir, "out", "sales.html", NULL);
+
+    _sk_window_export_to (window, "html", html);
+    sk_test_assert_contains (_sk_window_get_last_toast (window), "Exported “sales report” to sales.html");
+    text = read_file (html, &length);
+    sk_test_assert_contains (text, "<html");
+    sk_test_assert_contains (text, "load sales");
+  }
 
   destroy_window (window);
 }

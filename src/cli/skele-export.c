@@ -12,14 +12,15 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <glib/gi18n-lib.h>
 
 #include "skele-private.h"
 
-/* The formats `skele export` writes now; the others of DESIGN §11 follow. */
-static const char * const formats[] = { "mermaid", "dot", "svg", "png", "python" };
+/* The formats `skele export` writes now; Snakemake's of DESIGN §11 follows. */
+static const char * const formats[] = { "mermaid", "dot", "svg", "png", "python", "ipynb", "html" };
 
 static gboolean
 is_format (const char *format)
@@ -36,14 +37,18 @@ export_bytes (SkProject   *project,
               const char  *format,
               GError     **error)
 {
+  char *text;
+
   if (g_str_equal (format, "mermaid"))
-    {
-      char *text = sk_export_mermaid (project);
+    text = sk_export_mermaid (project);
+  else if (g_str_equal (format, "html"))
+    text = sk_export_html_text (project);
+  else if (g_str_equal (format, "ipynb"))
+    text = sk_export_notebook_text (project, error);
+  else
+    return sk_export_graphviz (project, format, error);
 
-      return g_bytes_new_take (text, strlen (text));
-    }
-
-  return sk_export_graphviz (project, format, error);
+  return text != NULL ? g_bytes_new_take (text, strlen (text)) : NULL;
 }
 
 int
@@ -60,7 +65,7 @@ skele_command_export (int    argc,
   g_autofree char *format_list = g_strjoinv (", ", (char **) formats);
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-      N_("What to write: mermaid, dot, svg, png or python"), "FORMAT" },
+      N_("What to write: mermaid, dot, svg, png, python, ipynb or html"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("The file to write (the folder, for python); without it, the standard output"), "PATH" },
     { NULL }
@@ -125,7 +130,8 @@ skele_command_export (int    argc,
       return EXIT_SUCCESS;
     }
 
-  if ((bytes = export_bytes (project, format, &error)) == NULL)
+  bytes = export_bytes (project, format, &error);
+  if (bytes == NULL)
     {
       g_printerr (_("error: %s\n"), error->message);
       return EXIT_INVALID;

@@ -937,7 +937,8 @@ print_usage (FILE *stream)
              "  chat FOLDER MESSAGE       Ask the chat agent about a workflow, or to change it\n"
              "  draft FOLDER DESCRIPTION  Draft a new workflow with the chat agent\n"
              "  approve FOLDER KEY        Approve or deny an approval gate a run waits at\n"
-             "  export FOLDER --format F  Write a workflow as Mermaid, DOT, SVG, PNG or Python\n"
+             "  export FOLDER --format F  Write a workflow as Mermaid, DOT, SVG, PNG, Python, a notebook\n"
+             "                            or an HTML report\n"
              "  import FILE.mmd -o FOLDER Make a Mermaid flowchart a workflow\n"
              "\n"
              "Run “skele COMMAND --help” for a command’s options.\n"));

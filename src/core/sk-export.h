@@ -62,9 +62,22 @@ GBytes     *sk_export_render_dot  (const char  *dot,
                                    const char  *format,
                                    GError     **error);
 
+/* sk-export-html.c */
+gboolean    sk_export_html        (SkProject   *project,
+                                   GFile       *file,
+                                   GError     **error);
+char       *sk_export_html_text   (SkProject   *project);
+
 /* sk-export-python.c */
 gboolean    sk_export_python      (SkProject   *project,
                                    GFile       *folder,
+                                   GError     **error);
+
+/* sk-export-notebook.c */
+char       *sk_export_notebook_text (SkProject *project,
+                                     GError   **error);
+gboolean    sk_export_notebook    (SkProject   *project,
+                                   GFile       *file,
                                    GError     **error);
 
 G_END_DECLS

@@ -29,6 +29,8 @@ static const ExportFormat export_formats[] = {
   { "dot", "gv", N_("Graphviz graph (.gv)") },
   { "svg", "svg", N_("SVG picture (.svg)") },
   { "png", "png", N_("PNG picture (.png)") },
+  { "html", "html", N_("HTML report (.html)") },
+  { "ipynb", "ipynb", N_("Jupyter notebook (.ipynb)") },
 };
 
 /* The notes of an import, shown in full up to this many. */
@@ -151,10 +153,19 @@ write_export (SkWindow          *self,
 
   /* Text is written at once; a picture is drawn in a thread, from the
    * graph taken now, so that later edits do not reach it half-way. */
-  if (g_str_equal (format->format, "mermaid") || g_str_equal (format->format, "dot"))
+  if (!g_str_equal (format->format, "svg") && !g_str_equal (format->format, "png"))
     {
-      text = g_str_equal (format->format, "mermaid") ? sk_export_mermaid (project) : sk_export_dot (project);
-      g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
+      if (g_str_equal (format->format, "mermaid"))
+        text = sk_export_mermaid (project);
+      else if (g_str_equal (format->format, "dot"))
+        text = sk_export_dot (project);
+      else if (g_str_equal (format->format, "html"))
+        text = sk_export_html_text (project);
+      else
+        text = sk_export_notebook_text (project, &error);
+
+      if (text != NULL)
+        g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
       export_done (self, job, error);
       export_job_free (job);
       return;
@@ -192,7 +203,7 @@ export_file_response_cb (GtkNativeDialog *chooser,
 /**
  * _sk_window_export_to:
  * @self: a #SkWindow
- * @format: "mermaid", "dot", "svg" or "png"
+ * @format: "mermaid", "dot", "svg", "png", "html" or "ipynb"
  * @file: where to write
  *
  * Writes the open workflow to @file, as Export… does after its choosers.
@@ -276,7 +287,9 @@ export_action (GtkWidget  *widget,
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Export Workflow"),
                                    _("A Mermaid flowchart keeps the steps, their tasks and how "
                                      "they connect, and can be imported again. A graph or a "
-                                     "picture shows the workflow as the canvas draws it."));
+                                     "picture shows the workflow as the canvas draws it. An HTML "
+                                     "report shows every step’s results in one file, and a "
+                                     "notebook runs the workflow in Jupyter."));
   formats = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&labels)), NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (formats), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Format"), -1);
