@@ -26,8 +26,9 @@ static const char * const reserved_ids[] = {
   "workflow",
 };
 
-/* Text inside a quoted Mermaid string: quotes and the entity character
- * become entities, and a line break becomes <br>. */
+/* Text inside a quoted Mermaid string: quotes, the entity character and
+ * what Mermaid reads as markup become entities, and a line break becomes
+ * <br>. */
 static void
 append_quoted (GString    *out,
                const char *text)
@@ -42,6 +43,20 @@ append_quoted (GString    *out,
           break;
         case '#':
           g_string_append (out, "#35;");
+          break;
+        /* A backtick opens a Markdown string, and the importer reads HTML
+         * entities and line breaks: each stands for itself this way. */
+        case '`':
+          g_string_append (out, "#96;");
+          break;
+        case '&':
+          g_string_append (out, "#38;");
+          break;
+        case '<':
+          g_string_append (out, "#60;");
+          break;
+        case '>':
+          g_string_append (out, "#62;");
           break;
         case '\n':
           g_string_append (out, "<br>");
@@ -160,6 +175,8 @@ sk_export_mermaid (SkProject *project)
 {
   g_autoptr(GString) out = g_string_new ("flowchart TD\n");
   g_autoptr(GHashTable) ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) assigned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(JsonObject) workflow = json_object_new ();
   guint n;
 
@@ -169,7 +186,32 @@ sk_export_mermaid (SkProject *project)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+
+      g_hash_table_add (used, g_strdup (sk_node_get_key (node)));
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
       char *id = mermaid_id (node);
+
+      /* A key given a prefix may meet another step's key, and a workflow
+       * being edited may repeat a key: the chart's identifiers stay
+       * distinct. */
+      if (g_hash_table_contains (assigned, id) ||
+          (!g_str_equal (id, sk_node_get_key (node)) && g_hash_table_contains (used, id)))
+        {
+          g_autofree char *base = id;
+
+          id = NULL;
+          for (guint k = 2; id == NULL || g_hash_table_contains (used, id) ||
+                            g_hash_table_contains (assigned, id); k++)
+            {
+              g_free (id);
+              id = g_strdup_printf ("%s_%u", base, k);
+            }
+        }
+      g_hash_table_add (assigned, g_strdup (id));
 
       g_string_append_printf (out, "    %s[", id);
       append_quoted (out, sk_node_get_name (node));
