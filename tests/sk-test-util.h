@@ -167,6 +167,9 @@ void      sk_test_read_interval   (const char  *folder,
                                    double      *end);
 
 JsonNode   *sk_test_parse_json    (const char  *text);
+void        sk_test_write_spec_process (const char *folder,
+                                        const char *name,
+                                        const char *spec);
 JsonObject *sk_test_parse_object  (const char  *text);
 
 void      sk_test_assert_contains (const char  *haystack,

@@ -181,12 +181,12 @@ class Workflow:
 
     def descendants(self, step):
         found = []
-        todo = [step]
-        while todo:
-            for successor in todo.pop().successors:
+        pending = [step]
+        while pending:
+            for successor in pending.pop().successors:
                 if successor not in found:
                     found.append(successor)
-                    todo.append(successor)
+                    pending.append(successor)
         return found
 
     def select(self, only=None, start=None):
