@@ -20,7 +20,8 @@
 #include "skele-private.h"
 
 /* The formats `skele export` writes now; Snakemake's of DESIGN §11 follows. */
-static const char * const formats[] = { "mermaid", "dot", "svg", "png", "python", "ipynb", "html" };
+static const char * const formats[] = { "mermaid", "dot", "svg", "png", "snakemake", "python", "ipynb",
+                                        "html" };
 
 static gboolean
 is_format (const char *format)
@@ -65,9 +66,9 @@ skele_command_export (int    argc,
   g_autofree char *format_list = g_strjoinv (", ", (char **) formats);
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-      N_("What to write: mermaid, dot, svg, png, python, ipynb or html"), "FORMAT" },
+      N_("What to write: mermaid, dot, svg, png, snakemake, python, ipynb or html"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      N_("The file to write (the folder, for python); without it, the standard output"), "PATH" },
+      N_("The file to write (the folder, for snakemake and python); without it, the standard output"), "PATH" },
     { NULL }
   };
 
@@ -101,9 +102,11 @@ skele_command_export (int    argc,
     }
 
   /* A folder format has no standard output to go to. */
-  if (output == NULL && g_str_equal (format, "python"))
+  if (output == NULL && (g_str_equal (format, "python") || g_str_equal (format, "snakemake")))
     {
-      g_printerr (_("skele export: the python format is a folder; give a new or empty one with -o FOLDER.\n"));
+      /* Translators: %s is the name of a format. */
+      g_printerr (_("skele export: the %s format is a folder; give a new or empty one with -o FOLDER.\n"),
+                  format);
       return EXIT_INVALID;
     }
 
@@ -112,6 +115,23 @@ skele_command_export (int    argc,
     {
       g_printerr (_("error: %s\n"), error->message);
       return EXIT_INVALID;
+    }
+
+  if (g_str_equal (format, "snakemake"))
+    {
+      g_autoptr(GFile) folder = g_file_new_for_commandline_arg (output);
+
+      if (!sk_export_snakemake (project, folder, &error))
+        {
+          g_printerr (_("error: %s\n"), error->message);
+          return EXIT_INVALID;
+        }
+
+      /* Translators: the first %s is a workflow's name, the second a folder. */
+      g_printerr (_("Wrote “%s” to %s. Run it there with: snakemake --cores 4\n"
+                    "Its README.md says how to run it on a Slurm cluster.\n"),
+                  sk_project_get_name (project), output);
+      return EXIT_SUCCESS;
     }
 
   if (g_str_equal (format, "python"))

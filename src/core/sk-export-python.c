@@ -15,6 +15,7 @@
 #include "sk-control-flow.h"
 #include "sk-core-resources.h"
 #include "sk-export.h"
+#include "sk-export-private.h"
 #include "sk-json.h"
 #include "sk-step-folder.h"
 
@@ -69,41 +70,22 @@ static const char * const stdlib_modules[] = {
   "zoneinfo",
 };
 
-/* What the export gathers before it writes anything, so that a problem
- * anywhere, in a sub-workflow too, leaves no half-written folder. */
-typedef struct
-{
-  SkProject *project;
-  char      *relative;   /* The folder below the export's, "" for the top. */
-} Part;
-
-typedef struct
-{
-  GFile      *root;
-  GPtrArray  *parts;
-  GTree      *imports;   /* Module name → the first step that imports it. */
-  GPtrArray  *left_out;  /* Lines for the README: files not copied. */
-  GPtrArray  *no_code;   /* The names of the steps without code. */
-} Export;
-
 static void
-part_free (Part *part)
+part_free (SkExportPart *part)
 {
   g_object_unref (part->project);
   g_free (part->relative);
   g_free (part);
 }
 
-static void
-export_clear (Export *export)
+void
+_sk_export_folder_clear (SkExportFolder *export)
 {
   g_clear_pointer (&export->parts, g_ptr_array_unref);
   g_clear_pointer (&export->imports, g_tree_unref);
   g_clear_pointer (&export->left_out, g_ptr_array_unref);
   g_clear_pointer (&export->no_code, g_ptr_array_unref);
 }
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Export, export_clear)
 
 static int
 compare_strings (gconstpointer a,
@@ -142,7 +124,7 @@ is_identifier (const char *text)
 
 /* Keeps the top-level module of @dotted, as in "import a.b as c". */
 static void
-add_import (Export     *export,
+add_import (SkExportFolder *export,
             const char *dotted,
             const char *step)
 {
@@ -159,7 +141,7 @@ add_import (Export     *export,
 /* The modules a script imports, read from its "import" and "from … import"
  * lines: enough to tell a person what to install, not a Python parser. */
 static void
-scan_imports (Export     *export,
+scan_imports (SkExportFolder *export,
               const char *text,
               const char *step)
 {
@@ -210,8 +192,8 @@ make_folder (GFile   *folder,
   return FALSE;
 }
 
-static gboolean
-write_file (GFile       *file,
+gboolean
+_sk_export_write_file (GFile       *file,
             const char  *data,
             gsize        length,
             int          mode,
@@ -244,14 +226,14 @@ write_resource (GFile       *folder,
     return FALSE;
 
   data = g_bytes_get_data (bytes, &size);
-  return write_file (file, data, size, mode, error);
+  return _sk_export_write_file (file, data, size, mode, error);
 }
 
 /* Copies a file or a folder without following links: a link among a
  * workflow's files could lead anywhere, and an export is made to be shared.
  * What is not copied is named in @export's list for the README. */
 static gboolean
-copy_tree (Export      *export,
+copy_tree (SkExportFolder *export,
            GFile       *source,
            GFile       *target,
            const char  *shown,
@@ -469,13 +451,13 @@ check_workflow (SkProject   *project,
 
 /* Reads @project and, depth first, its sub-workflows into @export. */
 static gboolean
-gather (Export      *export,
+gather (SkExportFolder *export,
         SkProject   *project,
         const char  *relative,
         guint        depth,
         GError     **error)
 {
-  Part *part;
+  SkExportPart *part;
 
   if (depth > MAX_DEPTH)
     {
@@ -489,7 +471,7 @@ gather (Export      *export,
   if (!check_workflow (project, relative, error))
     return FALSE;
 
-  part = g_new0 (Part, 1);
+  part = g_new0 (SkExportPart, 1);
   part->project = g_object_ref (project);
   part->relative = g_strdup (relative);
   g_ptr_array_add (export->parts, part);
@@ -529,7 +511,7 @@ gather (Export      *export,
 /* Copies the script, the other Python modules beside it and the input
  * files of @node into @target, the step's folder in the export. */
 static gboolean
-write_step (Export      *export,
+write_step (SkExportFolder *export,
             SkProject   *project,
             SkNode      *node,
             GFile       *target,
@@ -554,7 +536,7 @@ write_step (Export      *export,
     {
       g_autoptr(GFile) copy = g_file_get_child (target, script_name);
 
-      if (!write_file (copy, text, length, 0644, error))
+      if (!_sk_export_write_file (copy, text, length, 0644, error))
         return FALSE;
       scan_imports (export, text, sk_node_get_name (node));
     }
@@ -653,8 +635,8 @@ workflow_without_results (SkProject *project)
 }
 
 static gboolean
-write_part (Export      *export,
-            Part        *part,
+write_part (SkExportFolder *export,
+            SkExportPart *part,
             GError     **error)
 {
   g_autoptr(GFile) folder = part->relative[0] != '\0'
@@ -666,11 +648,11 @@ write_part (Export      *export,
   g_autofree char *data = NULL;
 
   if ((plan = build_plan (part->project, error)) == NULL ||
-      !write_file (plan_file, plan, strlen (plan), 0644, error))
+      !_sk_export_write_file (plan_file, plan, strlen (plan), 0644, error))
     return FALSE;
 
   data = workflow_without_results (part->project);
-  if (!write_file (workflow_file, data, strlen (data), 0644, error))
+  if (!_sk_export_write_file (workflow_file, data, strlen (data), 0644, error))
     return FALSE;
 
   for (guint i = 0; i < sk_project_get_n_nodes (part->project); i++)
@@ -754,18 +736,93 @@ append_names (GString   *readme,
                             (const char *) g_ptr_array_index (names, i));
 }
 
-static char *
-compose_readme (Export *export)
+/* The section "What it needs" of an export's README: Python and the
+ * modules the steps import. */
+void
+_sk_export_append_needs (SkExportFolder *export,
+                         GString        *readme)
 {
-  Part *top = g_ptr_array_index (export->parts, 0);
-  SkProject *project = top->project;
-  const char *description = sk_project_get_description (project);
-  g_autoptr(GString) readme = g_string_new (NULL);
   g_autoptr(GPtrArray) standard = g_ptr_array_new ();
   g_autoptr(GPtrArray) others = g_ptr_array_new ();
   GPtrArray *lists[] = { standard, others };
 
   g_tree_foreach (export->imports, collect_modules, lists);
+
+  g_string_append (readme, _("## What it needs\n\n"));
+  g_string_append (readme, _("Python 3.9 or later, and nothing else of Skele-Code. "));
+  if (others->len > 0)
+    {
+      g_string_append (readme, _("The steps import these modules, which are not in Python’s "
+                                 "standard library: install them first, for example with "
+                                 "pip: "));
+      append_names (readme, others);
+      g_string_append (readme, ".");
+    }
+  else
+    {
+      g_string_append (readme, _("Every module the steps import is in Python’s standard "
+                                 "library."));
+    }
+  if (standard->len > 0)
+    {
+      g_string_append (readme, _(" From the standard library they import "));
+      append_names (readme, standard);
+      g_string_append (readme, ".");
+    }
+  g_string_append (readme, "\n\n");
+
+}
+
+/* The section "The steps" of an export's README, in the order they run. */
+void
+_sk_export_append_steps (SkExportFolder *export,
+                         GString        *readme)
+{
+  g_string_append (readme, _("## The steps\n\nIn the order they run:\n\n"));
+  for (guint i = 0; i < export->parts->len; i++)
+    {
+      SkExportPart *part = g_ptr_array_index (export->parts, i);
+
+      if (i > 0)
+        /* Translators: %s is a folder. */
+        g_string_append_printf (readme, _("\nIn the sub-workflow `%s/`:\n\n"), part->relative);
+      append_step_list (readme, part->project, part->relative);
+    }
+  g_string_append (readme, "\n");
+
+}
+
+/* The items of "What is left out" that depend on the workflow: steps
+ * without code and input files that were not copied. */
+void
+_sk_export_append_left_out (SkExportFolder *export,
+                            GString        *readme)
+{
+  if (export->no_code->len > 0)
+    {
+      g_string_append (readme, _("- These steps have no code yet, so the run fails at them: "));
+      for (guint i = 0; i < export->no_code->len; i++)
+        g_string_append_printf (readme, "%s%s", i > 0 ? ", " : "",
+                                (const char *) g_ptr_array_index (export->no_code, i));
+      g_string_append (readme, ".\n");
+    }
+  if (export->left_out->len > 0)
+    {
+      g_string_append (readme, _("- Input files that were not copied:\n"));
+      for (guint i = 0; i < export->left_out->len; i++)
+        g_string_append_printf (readme, "  - %s\n",
+                                (const char *) g_ptr_array_index (export->left_out, i));
+    }
+
+}
+
+static char *
+compose_readme (SkExportFolder *export)
+{
+  SkExportPart *top = g_ptr_array_index (export->parts, 0);
+  SkProject *project = top->project;
+  const char *description = sk_project_get_description (project);
+  g_autoptr(GString) readme = g_string_new (NULL);
 
   g_string_append_printf (readme, "# %s\n\n", sk_project_get_name (project));
   if (description != NULL && description[0] != '\0')
@@ -799,41 +856,8 @@ compose_readme (Export *export)
                      "step failed or has no code, 3 when the run stopped before an approval "
                      "gate.\n\n"));
 
-  g_string_append (readme, _("## What it needs\n\n"));
-  g_string_append (readme, _("Python 3.9 or later, and nothing else of Skele-Code. "));
-  if (others->len > 0)
-    {
-      g_string_append (readme, _("The steps import these modules, which are not in Python’s "
-                                 "standard library: install them first, for example with "
-                                 "pip: "));
-      append_names (readme, others);
-      g_string_append (readme, ".");
-    }
-  else
-    {
-      g_string_append (readme, _("Every module the steps import is in Python’s standard "
-                                 "library."));
-    }
-  if (standard->len > 0)
-    {
-      g_string_append (readme, _(" From the standard library they import "));
-      append_names (readme, standard);
-      g_string_append (readme, ".");
-    }
-  g_string_append (readme, "\n\n");
-
-  g_string_append (readme, _("## The steps\n\nIn the order they run:\n\n"));
-  for (guint i = 0; i < export->parts->len; i++)
-    {
-      Part *part = g_ptr_array_index (export->parts, i);
-
-      if (i > 0)
-        /* Translators: %s is a folder. */
-        g_string_append_printf (readme, _("\nIn the sub-workflow `%s/`:\n\n"), part->relative);
-      append_step_list (readme, part->project, part->relative);
-    }
-  g_string_append (readme, "\n");
-
+  _sk_export_append_needs (export, readme);
+  _sk_export_append_steps (export, readme);
   g_string_append (readme,
                    _("`workflow.json` is the workflow as Skele-Code keeps it, for reading. "
                      "`plan.json` is what `run_workflow.py` follows: the steps in order, with "
@@ -853,21 +877,7 @@ compose_readme (Export *export)
                      "run.\n"
                      "- The sandbox: the steps run as ordinary processes, with your "
                      "permissions, one at a time.\n"));
-  if (export->no_code->len > 0)
-    {
-      g_string_append (readme, _("- These steps have no code yet, so the run fails at them: "));
-      for (guint i = 0; i < export->no_code->len; i++)
-        g_string_append_printf (readme, "%s%s", i > 0 ? ", " : "",
-                                (const char *) g_ptr_array_index (export->no_code, i));
-      g_string_append (readme, ".\n");
-    }
-  if (export->left_out->len > 0)
-    {
-      g_string_append (readme, _("- Input files that were not copied:\n"));
-      for (guint i = 0; i < export->left_out->len; i++)
-        g_string_append_printf (readme, "  - %s\n",
-                                (const char *) g_ptr_array_index (export->left_out, i));
-    }
+  _sk_export_append_left_out (export, readme);
 
   return g_string_free (g_steal_pointer (&readme), FALSE);
 }
@@ -918,6 +928,44 @@ prepare_folder (GFile   *folder,
   return TRUE;
 }
 
+/* Writes into @folder, which must be empty or new, what every export that
+ * runs the workflow holds: the driver, the harness, and for the workflow and
+ * each of its sub-workflows plan.json, workflow.json and the steps' scripts
+ * and input files. @export keeps what was gathered, for the README. */
+gboolean
+_sk_export_folder_write (SkExportFolder  *export,
+                         SkProject       *project,
+                         GFile           *folder,
+                         GError         **error)
+{
+  if (sk_project_get_folder (project) == NULL)
+    {
+      g_set_error_literal (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND,
+                           _("The workflow has no folder yet, so it has no scripts to export. "
+                             "Save it first."));
+      return FALSE;
+    }
+
+  export->root = folder;
+  export->parts = g_ptr_array_new_with_free_func ((GDestroyNotify) part_free);
+  export->imports = g_tree_new_full (compare_names, NULL, g_free, g_free);
+  export->left_out = g_ptr_array_new_with_free_func (g_free);
+  export->no_code = g_ptr_array_new_with_free_func (g_free);
+
+  if (!gather (export, project, "", 0, error) || !prepare_folder (folder, error))
+    return FALSE;
+
+  if (!write_resource (folder, DRIVER_NAME, 0755, error) ||
+      !write_resource (folder, HARNESS_NAME, 0644, error))
+    return FALSE;
+
+  for (guint i = 0; i < export->parts->len; i++)
+    if (!write_part (export, g_ptr_array_index (export->parts, i), error))
+      return FALSE;
+
+  return TRUE;
+}
+
 /**
  * sk_export_python:
  * @project: a workflow with a folder
@@ -939,7 +987,7 @@ sk_export_python (SkProject  *project,
                   GFile      *folder,
                   GError    **error)
 {
-  g_auto(Export) export = { 0 };
+  g_auto(SkExportFolder) export = { 0 };
   g_autofree char *readme = NULL;
   g_autoptr(GFile) readme_file = NULL;
 
@@ -947,32 +995,10 @@ sk_export_python (SkProject  *project,
   g_return_val_if_fail (G_IS_FILE (folder), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (sk_project_get_folder (project) == NULL)
-    {
-      g_set_error_literal (error, SK_PROJECT_ERROR, SK_PROJECT_ERROR_NOT_FOUND,
-                           _("The workflow has no folder yet, so it has no scripts to export. "
-                             "Save it first."));
-      return FALSE;
-    }
-
-  export.root = folder;
-  export.parts = g_ptr_array_new_with_free_func ((GDestroyNotify) part_free);
-  export.imports = g_tree_new_full (compare_names, NULL, g_free, g_free);
-  export.left_out = g_ptr_array_new_with_free_func (g_free);
-  export.no_code = g_ptr_array_new_with_free_func (g_free);
-
-  if (!gather (&export, project, "", 0, error) || !prepare_folder (folder, error))
+  if (!_sk_export_folder_write (&export, project, folder, error))
     return FALSE;
-
-  if (!write_resource (folder, DRIVER_NAME, 0755, error) ||
-      !write_resource (folder, HARNESS_NAME, 0644, error))
-    return FALSE;
-
-  for (guint i = 0; i < export.parts->len; i++)
-    if (!write_part (&export, g_ptr_array_index (export.parts, i), error))
-      return FALSE;
 
   readme = compose_readme (&export);
   readme_file = g_file_get_child (folder, README_NAME);
-  return write_file (readme_file, readme, strlen (readme), 0644, error);
+  return _sk_export_write_file (readme_file, readme, strlen (readme), 0644, error);
 }

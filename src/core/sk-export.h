@@ -73,6 +73,11 @@ gboolean    sk_export_python      (SkProject   *project,
                                    GFile       *folder,
                                    GError     **error);
 
+/* sk-export-snakemake.c */
+gboolean    sk_export_snakemake   (SkProject   *project,
+                                   GFile       *folder,
+                                   GError     **error);
+
 /* sk-export-notebook.c */
 char       *sk_export_notebook_text (SkProject *project,
                                      GError   **error);

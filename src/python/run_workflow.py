@@ -67,6 +67,10 @@ AWAITING_APPROVAL = "awaiting approval"
 
 MAX_ITEMS_IN_REPORT = 50
 
+# What state.json keeps of a step besides its state, message and line.
+RECORDED = ("waiting", "held", "held_by", "blocked_by", "branch_taken", "branch_errors",
+            "branch_failure")
+
 
 class PlanError(Exception):
     """The plan of a workflow cannot be read."""
@@ -137,6 +141,7 @@ class Step:
         self.state = None
         self.message = None
         self.report = ""
+        self.line = ""
         self.waiting = False
         self.held = False
         self.branch_taken = None
@@ -301,14 +306,6 @@ class Workflow:
         step.report = report or ""
         step.line = line if line is not None else _item_line(step.report)
 
-        try:
-            bookkeeping = os.path.join(self.step_folder(step.key), BOOKKEEPING)
-            os.makedirs(bookkeeping, exist_ok=True)
-            with open(os.path.join(bookkeeping, "state.json"), "w", encoding="utf-8") as handle:
-                json.dump({"state": state, "message": message}, handle)
-        except OSError:
-            pass
-
         name = f"“{step.name}”"
         line = step.line
         if state == SUCCEEDED:
@@ -337,6 +334,43 @@ class Workflow:
                 step.branch_errors = report.get("errors") or {}
             else:
                 step.branch_failure = report.get("error") or "Python ended without trying them."
+
+        self.record(step)
+
+    def record(self, step):
+        """Writes what became of @step to KEY/.skele/state.json: what
+        has_output() reads in a later run, and all that the steps after it
+        need to know when each step is run on its own (--step)."""
+        state = {"state": step.state, "message": step.message, "line": step.line}
+        for name in RECORDED:
+            state[name] = getattr(step, name)
+        bookkeeping = os.path.join(self.step_folder(step.key), BOOKKEEPING)
+        path = os.path.join(bookkeeping, "state.json")
+        try:
+            os.makedirs(bookkeeping, exist_ok=True)
+            with open(path + ".new", "w", encoding="utf-8") as handle:
+                json.dump(state, handle)
+            os.replace(path + ".new", path)
+        except OSError as exc:
+            self.explain(f"{self.show(path)} could not be written: {exc}")
+
+    def recall(self, step):
+        """Takes what became of @step in its own run from its state.json,
+        as if it had run in this one. Returns False when there is none."""
+        path = os.path.join(self.step_folder(step.key), BOOKKEEPING, "state.json")
+        try:
+            with open(path, "r", encoding="utf-8") as handle:
+                state = json.load(handle)
+            step.state = state["state"]
+            step.message = state.get("message")
+            step.line = state.get("line") or ""
+            for name in RECORDED:
+                if name in state:
+                    setattr(step, name, state[name])
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        step.selected = True
+        return True
 
     def fail_with_detail(self, step, folder, report):
         message = report.get("error") or "The step failed."
@@ -614,6 +648,41 @@ class Workflow:
         return counts
 
 
+def run_one(workflow, options):
+    """Runs the step options.step alone, taking the steps before it as
+    their own runs left them (their state.json), and says by the exit status
+    whether the steps after it can run."""
+    step = workflow.by_key.get(options.step)
+    if step is None:
+        print(f"error: the workflow has no step with the key “{options.step}”.", file=sys.stderr)
+        return EXIT_INVALID
+
+    for step_ in workflow.steps:
+        step_.selected = False
+    for key in step.priors:
+        prior = workflow.by_key[key]
+        if not workflow.recall(prior):
+            print(f"error: “{prior.name}” has not run yet: "
+                  f"{workflow.show(os.path.join(workflow.step_folder(key), BOOKKEEPING))}"
+                  "/state.json is missing.", file=sys.stderr)
+            return EXIT_INVALID
+    step.selected = True
+    workflow.gates = []
+    try:
+        workflow.run_step(step)
+    except KeyboardInterrupt:
+        print("The run was stopped.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+    if step.state == AWAITING_APPROVAL:
+        print(f"“{step.name}” waits for approval. Look at what it receives, then approve it "
+              f"and run again:\n    snakemake --config approve={step.key} …", file=sys.stderr)
+        return EXIT_AT_GATE
+    if step.state in (FAILED, NO_CODE) or step.waiting or step.held:
+        return EXIT_FAILED
+    return EXIT_SUCCESS
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         description="Run the workflow exported from Skele-Code in this folder.")
@@ -623,6 +692,9 @@ def main(argv):
                         help="run only this step (may be given more than once)")
     parser.add_argument("--from", dest="start", metavar="KEY",
                         help="run this step and every step after it")
+    parser.add_argument("--step", metavar="KEY",
+                        help="run only this step, after the steps before it ran in runs of "
+                             "their own, as the Snakefile of a Snakemake export does")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a step that takes longer than this")
     parser.add_argument("--verbose", "-v", action="store_true",
@@ -650,6 +722,9 @@ def main(argv):
                   "of this workflow or of its sub-workflows.", file=sys.stderr)
             return EXIT_INVALID
     options.approve = set(options.approve)
+
+    if options.step is not None:
+        return run_one(workflow, options)
 
     workflow.select(options.only, options.start)
     selected = sum(1 for step in workflow.steps if step.selected)
