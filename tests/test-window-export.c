@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Export… and Import… in the window (DESIGN §11): the dialog offers the
- * formats; the workflow is written as a flowchart, a graph or a picture
- * drawn in a thread; a flowchart becomes a workflow that opens, with what
+ * formats; the workflow is written in a thread, from a copy taken when
+ * asked, as a flowchart, a graph, a picture, a report, or a folder that
+ * Snakemake runs; a flowchart becomes a workflow that opens, with what
  * was left out said, and bad input writes nothing.
  */
 
@@ -43,18 +44,19 @@ test_export (Fixture       *f,
   g_assert_true (g_file_make_directory (out, NULL, NULL));
   open_and_wait (window, f->folder);
 
-  /* The dialog offers the six formats, and cancelling writes nothing. */
+  /* The dialog offers the eight formats, and cancelling writes nothing. */
   g_assert_true (action_enabled (window, "export"));
   activate (window, "export");
   dialog = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
   g_assert_nonnull (dialog);
   formats = adw_message_dialog_get_extra_child (dialog);
   g_assert_true (GTK_IS_DROP_DOWN (formats));
-  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (GTK_DROP_DOWN (formats))), ==, 6);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (GTK_DROP_DOWN (formats))), ==, 8);
   respond (dialog, "_Cancel");
 
-  /* A flowchart is written at once. */
+  /* A flowchart is quick, and says so when written. */
   _sk_window_export_to (window, "mermaid", chart);
+  SK_TEST_WAIT_UNTIL (!window->exporting, WAIT_MS);
   text = read_file (chart, &length);
   g_assert_true (g_str_has_prefix (text, "flowchart TD\n"));
   sk_test_assert_contains (text, "%% === WORKFLOW_CONFIG ===");
@@ -85,10 +87,41 @@ test_export (Fixture       *f,
     g_autoptr(GFile) html = g_file_new_build_filename (f->dir, "out", "sales.html", NULL);
 
     _sk_window_export_to (window, "html", html);
-    sk_test_assert_contains (_sk_window_get_last_toast (window), "Exported “sales report” to sales.html");
+    sk_test_assert_contains (_sk_window_get_last_toast (window), "Exporting “sales report”");
+    SK_TEST_WAIT_UNTIL (g_strcmp0 (_sk_window_get_last_toast (window), "Exported “sales report” to sales.html") == 0,
+                        WAIT_MS);
     text = read_file (html, &length);
     sk_test_assert_contains (text, "<html");
     sk_test_assert_contains (text, "load sales");
+    g_clear_pointer (&text, g_free);
+  }
+
+  /* A Snakemake workflow is a folder, which must be empty; an edit made
+   * while it is written does not reach it. */
+  {
+    g_autoptr(GFile) cluster = g_file_new_build_filename (f->dir, "out", "cluster", NULL);
+    g_autoptr(GFile) snakefile = g_file_get_child (cluster, "Snakefile");
+    SkProject *project = sk_window_get_project (window);
+    g_autoptr(SkNode) first = g_list_model_get_item (G_LIST_MODEL (project), 0);
+    AdwMessageDialog *refusal;
+
+    _sk_window_export_to (window, "snakemake", cluster);
+    sk_node_set_name (first, "renamed while exporting");
+    SK_TEST_WAIT_UNTIL (!window->exporting, WAIT_MS);
+    sk_test_assert_contains (_sk_window_get_last_toast (window),
+                             "Exported “sales report” to cluster; its README.md says how to run it");
+    text = read_file (snakefile, &length);
+    sk_test_assert_contains (text, "rule load_sales:");
+    g_assert_null (strstr (text, "renamed"));
+    g_clear_pointer (&text, g_free);
+
+    _sk_window_export_to (window, "python", cluster);
+    SK_TEST_WAIT_UNTIL (!window->exporting, WAIT_MS);
+    refusal = ADW_MESSAGE_DIALOG (find_dialog (window, ADW_TYPE_MESSAGE_DIALOG));
+    g_assert_nonnull (refusal);
+    g_assert_cmpstr (adw_message_dialog_get_heading (refusal), ==, "Could Not Export the Workflow");
+    sk_test_assert_contains (adw_message_dialog_get_body (refusal), "holds files already");
+    respond (refusal, "_Close");
   }
 
   destroy_window (window);

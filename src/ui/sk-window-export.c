@@ -20,7 +20,7 @@
 typedef struct
 {
   const char *format;
-  const char *extension;
+  const char *extension;   /* NULL for a format that is a folder. */
   const char *label;
 } ExportFormat;
 
@@ -31,6 +31,8 @@ static const ExportFormat export_formats[] = {
   { "png", "png", N_("PNG picture (.png)") },
   { "html", "html", N_("HTML report (.html)") },
   { "ipynb", "ipynb", N_("Jupyter notebook (.ipynb)") },
+  { "snakemake", NULL, N_("Snakemake workflow, for a cluster (folder)") },
+  { "python", NULL, N_("Python program (folder)") },
 };
 
 /* The notes of an import, shown in full up to this many. */
@@ -52,11 +54,11 @@ show_message (SkWindow   *self,
 
 typedef struct
 {
-  SkWindow *self;
-  GFile    *file;
-  char     *name;
-  char     *dot;
-  const char *format;
+  SkWindow           *self;
+  SkProject          *copy;
+  GFile              *file;
+  char               *name;
+  const ExportFormat *format;
 } ExportJob;
 
 /* The window is let go on the main thread, in export_thread_done_cb(),
@@ -65,12 +67,24 @@ static void
 export_job_free (ExportJob *job)
 {
   g_clear_object (&job->self);
+  g_clear_object (&job->copy);
   g_clear_object (&job->file);
   g_free (job->name);
-  g_free (job->dot);
   g_free (job);
 }
 
+static gboolean
+write_text (GFile       *file,
+            char        *text,
+            GError     **error)
+{
+  g_autofree char *owned = text;
+
+  return g_file_replace_contents (file, owned, strlen (owned), NULL, FALSE, G_FILE_CREATE_NONE,
+                                  NULL, NULL, error);
+}
+
+/* Works on the job's copy of the workflow only, which no one else holds. */
 static void
 export_thread (GTask        *task,
                gpointer      source_object,
@@ -78,19 +92,36 @@ export_thread (GTask        *task,
                GCancellable *cancellable)
 {
   ExportJob *job = task_data;
-  g_autoptr(GBytes) bytes = NULL;
+  const char *format = job->format->format;
   GError *error = NULL;
+  gboolean ok;
 
-  bytes = sk_export_render_dot (job->dot, job->format, &error);
-  if (bytes == NULL ||
-      !g_file_replace_contents (job->file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                                NULL, FALSE, G_FILE_CREATE_NONE, NULL, cancellable, &error))
+  if (g_str_equal (format, "mermaid"))
+    ok = write_text (job->file, sk_export_mermaid (job->copy), &error);
+  else if (g_str_equal (format, "dot"))
+    ok = write_text (job->file, sk_export_dot (job->copy), &error);
+  else if (g_str_equal (format, "html"))
+    ok = sk_export_html (job->copy, job->file, &error);
+  else if (g_str_equal (format, "ipynb"))
+    ok = sk_export_notebook (job->copy, job->file, &error);
+  else if (g_str_equal (format, "snakemake"))
+    ok = sk_export_snakemake (job->copy, job->file, &error);
+  else if (g_str_equal (format, "python"))
+    ok = sk_export_python (job->copy, job->file, &error);
+  else
     {
-      g_task_return_error (task, error);
-      return;
+      g_autoptr(GBytes) bytes = sk_export_graphviz (job->copy, format, &error);
+
+      ok = bytes != NULL &&
+           g_file_replace_contents (job->file, g_bytes_get_data (bytes, NULL),
+                                    g_bytes_get_size (bytes), NULL, FALSE, G_FILE_CREATE_NONE,
+                                    NULL, cancellable, &error);
     }
 
-  g_task_return_boolean (task, TRUE);
+  if (!ok)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -105,14 +136,19 @@ export_done (SkWindow   *self,
 
   if (error != NULL)
     {
-      /* Translators: %s is a file name. */
+      /* Translators: %s is a file or folder name. */
       message = g_strdup_printf (_("%s could not be written: %s"), basename, error->message);
       show_message (self, _("Could Not Export the Workflow"), message);
       return;
     }
 
-  /* Translators: the first %s is a workflow's name, the second a file name. */
-  message = g_strdup_printf (_("Exported “%s” to %s"), job->name, basename);
+  if (job->format->extension == NULL)
+    /* Translators: the first %s is a workflow's name, the second a folder name. */
+    message = g_strdup_printf (_("Exported “%s” to %s; its README.md says how to run it"),
+                               job->name, basename);
+  else
+    /* Translators: the first %s is a workflow's name, the second a file name. */
+    message = g_strdup_printf (_("Exported “%s” to %s"), job->name, basename);
   sk_window_show_toast (self, message);
 }
 
@@ -129,6 +165,34 @@ export_thread_done_cb (GObject      *object,
   export_done (self, job, error);
 }
 
+/* A copy of the open workflow as it is now, with the states the canvas
+ * shows, so that the export works on it in a thread while the workflow is
+ * edited or run. */
+static SkProject *
+snapshot (SkProject  *project,
+          GError    **error)
+{
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  SkProject *copy;
+
+  data = sk_project_to_data (project, &length);
+  copy = sk_project_load_from_data (data, length, sk_project_get_folder (project), error);
+  if (copy == NULL)
+    return NULL;
+
+  for (guint i = 0; i < sk_project_get_n_nodes (copy); i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (copy), i);
+      SkNode *live = sk_project_get_node (project, sk_node_get_id (node));
+
+      if (live != NULL)
+        sk_node_set_state (node, sk_node_get_state (live));
+    }
+
+  return copy;
+}
+
 static void
 write_export (SkWindow          *self,
               const ExportFormat *format,
@@ -137,7 +201,6 @@ write_export (SkWindow          *self,
   SkProject *project = _sk_window_project (self);
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
   g_autofree char *message = NULL;
   ExportJob *job;
 
@@ -148,33 +211,27 @@ write_export (SkWindow          *self,
   job->self = g_object_ref (self);
   job->file = g_object_ref (file);
   job->name = g_strdup (sk_project_get_name (project));
-  job->format = format->format;
+  job->format = format;
+  job->copy = snapshot (project, &error);
   self->exporting = TRUE;
 
-  /* Text is written at once; a picture is drawn in a thread, from the
-   * graph taken now, so that later edits do not reach it half-way. */
-  if (!g_str_equal (format->format, "svg") && !g_str_equal (format->format, "png"))
+  if (job->copy == NULL)
     {
-      if (g_str_equal (format->format, "mermaid"))
-        text = sk_export_mermaid (project);
-      else if (g_str_equal (format->format, "dot"))
-        text = sk_export_dot (project);
-      else if (g_str_equal (format->format, "html"))
-        text = sk_export_html_text (project);
-      else
-        text = sk_export_notebook_text (project, &error);
-
-      if (text != NULL)
-        g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
       export_done (self, job, error);
       export_job_free (job);
       return;
     }
 
-  job->dot = sk_export_dot (project);
-  /* Translators: %s is a workflow's name. */
-  message = g_strdup_printf (_("Drawing “%s”…"), job->name);
-  sk_window_show_toast (self, message);
+  /* A flowchart or a graph is text written at once; the others can take a
+   * while for a large workflow, so a notification says what is going on. */
+  if (g_str_equal (format->format, "svg") || g_str_equal (format->format, "png"))
+    /* Translators: %s is a workflow's name. */
+    message = g_strdup_printf (_("Drawing “%s”…"), job->name);
+  else if (!g_str_equal (format->format, "mermaid") && !g_str_equal (format->format, "dot"))
+    /* Translators: %s is a workflow's name. */
+    message = g_strdup_printf (_("Exporting “%s”…"), job->name);
+  if (message != NULL)
+    sk_window_show_toast (self, message);
 
   task = g_task_new (NULL, NULL, export_thread_done_cb, NULL);
   g_task_set_source_tag (task, write_export);
@@ -203,8 +260,10 @@ export_file_response_cb (GtkNativeDialog *chooser,
 /**
  * _sk_window_export_to:
  * @self: a #SkWindow
- * @format: "mermaid", "dot", "svg", "png", "html" or "ipynb"
- * @file: where to write
+ * @format: "mermaid", "dot", "svg", "png", "html", "ipynb", "snakemake" or
+ *   "python"
+ * @file: where to write: a file, or an empty or new folder for "snakemake"
+ *   and "python"
  *
  * Writes the open workflow to @file, as Export… does after its choosers.
  */
@@ -227,6 +286,16 @@ _sk_window_export_to (SkWindow   *self,
 }
 
 static void
+export_folder_chosen (SkWindow *self,
+                      GFile    *folder)
+{
+  const ExportFormat *format = g_object_steal_data (G_OBJECT (self), "sk-export-format");
+
+  if (format != NULL)
+    write_export (self, format, folder);
+}
+
+static void
 choose_export_file (SkWindow           *self,
                     const ExportFormat *format)
 {
@@ -235,6 +304,14 @@ choose_export_file (SkWindow           *self,
   g_autofree char *name = NULL;
   GtkFileChooserNative *chooser;
   GFile *folder = sk_project_get_folder (project);
+
+  if (format->extension == NULL)
+    {
+      g_object_set_data (G_OBJECT (self), "sk-export-format", (gpointer) format);
+      _sk_window_choose_folder (self, _("Choose an Empty Folder for the Export"), _("_Export"),
+                                TRUE, export_folder_chosen);
+      return;
+    }
 
   name = g_strdup_printf ("%s.%s", key[0] != '\0' ? key : "workflow", format->extension);
   chooser = gtk_file_chooser_native_new (_("Export Workflow"), GTK_WINDOW (self),
@@ -289,14 +366,16 @@ export_action (GtkWidget  *widget,
                                      "they connect, and can be imported again. A graph or a "
                                      "picture shows the workflow as the canvas draws it. An HTML "
                                      "report shows every step’s results in one file, and a "
-                                     "notebook runs the workflow in Jupyter."));
+                                     "notebook runs the workflow in Jupyter. A Snakemake "
+                                     "workflow runs it on a computing cluster, and a Python "
+                                     "program runs it without Skele-Code."));
   formats = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&labels)), NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (formats), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Format"), -1);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), formats);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
                                     "cancel", _("_Cancel"),
-                                    "choose", _("_Choose File…"),
+                                    "choose", _("_Choose Where…"),
                                     NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "choose", ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "choose");
