@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Runs a workflow exported from Skele-Code, without Skele-Code.
 
-    python3 run_workflow.py [--approve KEY] [--only KEY] [--from KEY]
+    python3 run_workflow.py [--approve KEY] [--only KEY] [--from KEY] [--step KEY]
                             [--timeout SECONDS] [--verbose]
 
 The steps run one after the other, each after the steps it needs, in the
@@ -28,6 +28,12 @@ prior_outputs["inputs"]).
 
 Every run runs every step again: nothing is kept from one run to the next
 but the files the steps write. Only the standard library is used.
+
+With --step KEY only that step runs, taking the steps before it as their
+own runs left them in KEY/.skele/state.json, which every step's run
+writes: that is how the Snakefile of a Snakemake export runs each step as a
+job of its own. The exit status then says whether the steps after it may
+run.
 
 Exit status: 0 when every step succeeded or was skipped, 1 when a step
 failed or has no code, 2 when the command line or the plan is wrong, 3 when
