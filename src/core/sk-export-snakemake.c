@@ -443,11 +443,11 @@ static const char profile_8_text[] =
   "jobs: 50\n"
   "latency-wait: 60\n"
   "default-resources:\n"
-  "  - runtime=60\n"
-  "  - mem_mb=2000\n"
+  "  runtime: 60\n"
+  "  mem_mb: 2000\n"
   "# Name your partition and account when the cluster has no default:\n"
-  "#  - slurm_partition=YOUR_PARTITION\n"
-  "#  - slurm_account=YOUR_ACCOUNT\n";
+  "#  slurm_partition: YOUR_PARTITION\n"
+  "#  slurm_account: YOUR_ACCOUNT\n";
 
 static void
 list_steps (GString    *out,
