@@ -39,6 +39,8 @@ gboolean  _sk_export_write_file      (GFile           *file,
                                       gsize            length,
                                       int              mode,
                                       GError         **error);
+void      _sk_export_append_title    (SkExportFolder  *export,
+                                      GString         *readme);
 void      _sk_export_append_needs    (SkExportFolder  *export,
                                       GString         *readme);
 void      _sk_export_append_steps    (SkExportFolder  *export,

@@ -736,6 +736,20 @@ append_names (GString   *readme,
                             (const char *) g_ptr_array_index (names, i));
 }
 
+/* The heading of an export's README: the workflow's name and
+ * description. */
+void
+_sk_export_append_title (SkExportFolder *export,
+                         GString        *readme)
+{
+  SkExportPart *top = g_ptr_array_index (export->parts, 0);
+  const char *description = sk_project_get_description (top->project);
+
+  g_string_append_printf (readme, "# %s\n\n", sk_project_get_name (top->project));
+  if (description != NULL && description[0] != '\0')
+    g_string_append_printf (readme, "%s\n\n", description);
+}
+
 /* The section "What it needs" of an export's README: Python and the
  * modules the steps import. */
 void
@@ -819,14 +833,9 @@ _sk_export_append_left_out (SkExportFolder *export,
 static char *
 compose_readme (SkExportFolder *export)
 {
-  SkExportPart *top = g_ptr_array_index (export->parts, 0);
-  SkProject *project = top->project;
-  const char *description = sk_project_get_description (project);
   g_autoptr(GString) readme = g_string_new (NULL);
 
-  g_string_append_printf (readme, "# %s\n\n", sk_project_get_name (project));
-  if (description != NULL && description[0] != '\0')
-    g_string_append_printf (readme, "%s\n\n", description);
+  _sk_export_append_title (export, readme);
 
   g_string_append (readme,
                    _("This folder holds the workflow, exported from Skele-Code, as a program "

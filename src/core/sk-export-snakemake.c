@@ -522,6 +522,26 @@ any_node (SkProject *project,
   return FALSE;
 }
 
+/* Appends a section of LOSSES.md: @heading, @text, and after @lead the
+ * steps of @project that pass @test, when there are any. */
+static void
+append_section (GString    *out,
+                SkProject  *project,
+                const char *heading,
+                const char *text,
+                const char *lead,
+                gboolean  (*test) (SkProject *, SkNode *))
+{
+  g_string_append_printf (out, "## %s\n\n%s", heading, text);
+  if (any_node (project, test))
+    {
+      g_string_append_printf (out, " %s", lead);
+      list_steps (out, project, test);
+      g_string_append (out, ".");
+    }
+  g_string_append (out, "\n\n");
+}
+
 static char *
 compose_losses (SkExportFolder *export)
 {
@@ -537,89 +557,60 @@ compose_losses (SkExportFolder *export)
       gates_inside |= any_node (part->project, node_is_gate);
     }
 
-  g_string_append (out, _("# What Snakemake does differently\n\n"));
+  g_string_append_printf (out, "# %s\n\n", _("What Snakemake does differently"));
   g_string_append (out, _("Snakemake runs this workflow’s steps with the same scripts, through "
                           "the same harness, and they leave the same results as in Skele-Code. "
                           "These are the things Snakemake cannot express, and what this export "
                           "does instead.\n\n"));
 
-  g_string_append (out, _("## Approval gates\n\n"));
-  g_string_append (out, _("Snakemake cannot stop and wait for a person. The rule of a gate "
-                          "fails, saying that the gate waits for approval, and the steps after "
-                          "it are not run; with `--keep-going` the steps that do not need it "
-                          "still run. Look at what the gate receives, then run again with the "
-                          "gate approved: `snakemake --cores 4 --config approve=KEY`, or list "
-                          "the keys under `approve` in `config.yaml`. Snakemake does not "
-                          "remember the decision: once the gate has run, it runs again only "
-                          "when its inputs change, and then needs approval again.\n\n"));
-  if (any_node (project, node_is_gate))
-    {
-      g_string_append (out, _("The gates in this workflow: "));
-      list_steps (out, project, node_is_gate);
-      g_string_append (out, ".\n\n");
-    }
+  append_section (out, project, _("Approval gates"),
+                  _("Snakemake cannot stop and wait for a person. The rule of a gate fails, "
+                    "saying that the gate waits for approval, and the steps after it are not "
+                    "run; with `--keep-going` the steps that do not need it still run. Look at "
+                    "what the gate receives, then run again with the gate approved: "
+                    "`snakemake --cores 4 --config approve=KEY`, or list the keys under "
+                    "`approve` in `config.yaml`. Snakemake does not remember the decision: "
+                    "once the gate has run, it runs again only when its inputs change, and "
+                    "then needs approval again."),
+                  _("The gates in this workflow:"), node_is_gate);
   if (gates_inside)
     g_string_append (out, _("Some sub-workflows hold gates too; approve them by their keys in "
                             "the same way, and the step of the sub-workflow runs past them.\n\n"));
 
-  g_string_append (out, _("## A step that fails\n\n"));
-  g_string_append (out, _("In Skele-Code the steps after a failed step still run, receiving "
-                          "`{}` for it, and decide in `preprocess` what to do. Snakemake does "
-                          "not run the steps that need a failed step: correct it and run "
-                          "again, and Snakemake goes on from there.\n\n"));
+  g_string_append_printf (out, "## %s\n\n%s\n\n", _("A step that fails"),
+                          _("In Skele-Code the steps after a failed step still run, receiving "
+                            "`{}` for it, and decide in `preprocess` what to do. Snakemake does "
+                            "not run the steps that need a failed step: correct it and run "
+                            "again, and Snakemake goes on from there."));
 
-  g_string_append (out, _("## Conditions on connections\n\n"));
-  g_string_append (out, _("Snakemake decides which rules to run before it runs any, so it "
-                          "cannot follow a condition that depends on a step’s output. Every "
-                          "step after a condition still has its rule: the rule looks at the "
-                          "condition when it runs, as Skele-Code does, and records a step "
-                          "whose condition is not met as skipped, without running its code. "
-                          "Snakemake counts that rule as done."));
-  if (any_node (project, node_has_condition))
-    {
-      g_string_append (out, _(" The steps with conditions here: "));
-      list_steps (out, project, node_has_condition);
-      g_string_append (out, ".");
-    }
-  g_string_append (out, "\n\n");
+  append_section (out, project, _("Conditions on connections"),
+                  _("Snakemake decides which rules to run before it runs any, so it cannot "
+                    "follow a condition that depends on a step’s output. Every step after a "
+                    "condition still has its rule: the rule looks at the condition when it "
+                    "runs, as Skele-Code does, and records a step whose condition is not met "
+                    "as skipped, without running its code. Snakemake counts that rule as "
+                    "done."),
+                  _("The steps with conditions here:"), node_has_condition);
 
-  g_string_append (out, _("## Steps that run for each element of a list\n\n"));
-  g_string_append (out, _("The items of such a step run one after another in its rule, in "
-                          "`KEY/items/N/`, not as jobs of their own, and all of them run again "
-                          "when the rule runs again; Skele-Code runs only the items whose "
-                          "inputs changed."));
-  if (any_node (project, node_is_foreach))
-    {
-      g_string_append (out, _(" Such steps here: "));
-      list_steps (out, project, node_is_foreach);
-      g_string_append (out, ".");
-    }
-  g_string_append (out, "\n\n");
+  append_section (out, project, _("Steps that run for each element of a list"),
+                  _("The items of such a step run one after another in its rule, in "
+                    "`KEY/items/N/`, not as jobs of their own, and all of them run again when "
+                    "the rule runs again; Skele-Code runs only the items whose inputs "
+                    "changed."),
+                  _("Such steps here:"), node_is_foreach);
 
-  g_string_append (out, _("## Sub-workflows\n\n"));
-  g_string_append (out, _("A sub-workflow runs in the rule of its step, its steps one after "
-                          "another, and all of them again when any of its files changes."));
-  if (any_node (project, node_is_workflow))
-    {
-      g_string_append (out, _(" Sub-workflows here: "));
-      list_steps (out, project, node_is_workflow);
-      g_string_append (out, ".");
-    }
-  g_string_append (out, "\n\n");
+  append_section (out, project, _("Sub-workflows"),
+                  _("A sub-workflow runs in the rule of its step, its steps one after another, "
+                    "and all of them again when any of its files changes."),
+                  _("Sub-workflows here:"), node_is_workflow);
 
-  g_string_append (out, _("## Steps not marked to run\n\n"));
-  g_string_append (out, _("The rule `all` asks for the steps marked to run. Snakemake also "
-                          "runs a step that is not marked when a marked step needs it and it "
-                          "has not run here yet."));
-  if (any_node (project, node_is_not_run))
-    {
-      g_string_append (out, _(" Steps not marked to run: "));
-      list_steps (out, project, node_is_not_run);
-      g_string_append (out, ".");
-    }
-  g_string_append (out, "\n\n");
+  append_section (out, project, _("Steps not marked to run"),
+                  _("The rule `all` asks for the steps marked to run. Snakemake also runs a "
+                    "step that is not marked when a marked step needs it and it has not run "
+                    "here yet."),
+                  _("Steps not marked to run:"), node_is_not_run);
 
-  g_string_append (out, _("## And also\n\n"));
+  g_string_append_printf (out, "## %s\n\n", _("And also"));
   g_string_append (out,
                    _("- Up to date is Snakemake’s own judgement: the times of the files and the "
                      "rules’ code, not Skele-Code’s fingerprints of each step’s inputs.\n"
@@ -636,14 +627,9 @@ compose_losses (SkExportFolder *export)
 static char *
 compose_readme (SkExportFolder *export)
 {
-  SkExportPart *top = g_ptr_array_index (export->parts, 0);
-  SkProject *project = top->project;
-  const char *description = sk_project_get_description (project);
   g_autoptr(GString) readme = g_string_new (NULL);
 
-  g_string_append_printf (readme, "# %s\n\n", sk_project_get_name (project));
-  if (description != NULL && description[0] != '\0')
-    g_string_append_printf (readme, "%s\n\n", description);
+  _sk_export_append_title (export, readme);
 
   g_string_append (readme,
                    _("This folder holds the workflow, exported from Skele-Code, as a Snakemake "
