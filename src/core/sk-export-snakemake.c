@@ -535,7 +535,7 @@ append_section (GString    *out,
   g_string_append_printf (out, "## %s\n\n%s", heading, text);
   if (any_node (project, test))
     {
-      g_string_append_printf (out, " %s", lead);
+      g_string_append_printf (out, " %s ", lead);
       list_steps (out, project, test);
       g_string_append (out, ".");
     }
