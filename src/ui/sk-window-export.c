@@ -55,18 +55,20 @@ show_message (SkWindow   *self,
 typedef struct
 {
   SkWindow           *self;
+  AdwToast           *progress;
   SkProject          *copy;
   GFile              *file;
   char               *name;
   const ExportFormat *format;
 } ExportJob;
 
-/* The window is let go on the main thread, in export_thread_done_cb(),
- * never in the thread where the task may be freed. */
+/* The window and the toast are let go on the main thread, in
+ * export_done(), never in the thread where the task may be freed. */
 static void
 export_job_free (ExportJob *job)
 {
   g_clear_object (&job->self);
+  g_clear_object (&job->progress);
   g_clear_object (&job->copy);
   g_clear_object (&job->file);
   g_free (job->name);
@@ -133,6 +135,9 @@ export_done (SkWindow   *self,
   g_autofree char *basename = g_file_get_basename (job->file);
 
   self->exporting = FALSE;
+  if (job->progress != NULL)
+    adw_toast_dismiss (job->progress);
+  g_clear_object (&job->progress);
 
   if (error != NULL)
     {
@@ -231,7 +236,11 @@ write_export (SkWindow          *self,
     /* Translators: %s is a workflow's name. */
     message = g_strdup_printf (_("Exporting “%s”…"), job->name);
   if (message != NULL)
-    sk_window_show_toast (self, message);
+    {
+      /* It stays until the export is done. */
+      job->progress = g_object_ref (_sk_window_add_toast (self, message, FALSE));
+      adw_toast_set_timeout (job->progress, 0);
+    }
 
   task = g_task_new (NULL, NULL, export_thread_done_cb, NULL);
   g_task_set_source_tag (task, write_export);

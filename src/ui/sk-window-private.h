@@ -133,7 +133,7 @@ void          _sk_window_queue_problems       (SkWindow    *self);
 /* sk-window.c */
 void          _sk_window_set_workspace        (SkWindow    *self,
                                                SkWorkspace *workspace);
-void          _sk_window_add_toast            (SkWindow    *self,
+AdwToast     *_sk_window_add_toast            (SkWindow    *self,
                                                const char  *message,
                                                gboolean     offer_preferences);
 void          _sk_window_add_undo_toast       (SkWindow    *self,

@@ -27,8 +27,10 @@ G_DEFINE_FINAL_TYPE (SkWindow, sk_window, ADW_TYPE_APPLICATION_WINDOW)
  * @message: a sentence for the user
  * @offer_preferences: whether to offer the coding agent's preferences, for
  *   a message that says the agent is not set up
+ *
+ * Returns: (transfer none): the toast, shown or waiting for its turn
  */
-void
+AdwToast *
 _sk_window_add_toast (SkWindow   *self,
                       const char *message,
                       gboolean    offer_preferences)
@@ -55,6 +57,7 @@ _sk_window_add_toast (SkWindow   *self,
       adw_toast_set_timeout (toast, 10);
     }
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  return toast;
 }
 
 /**
