@@ -41,6 +41,10 @@
  * leads back); this only bounds a folder tree that is absurdly deep. */
 #define MAX_DEPTH 32
 
+/* The steps without code that a README names; a workflow drawn but not
+ * yet written has hundreds. */
+#define MAX_LISTED 20
+
 /* The top-level modules of Python's standard library that people import,
  * sorted, to tell apart what the steps need installed. */
 static const char * const stdlib_modules[] = {
@@ -814,10 +818,15 @@ _sk_export_append_left_out (SkExportFolder *export,
 {
   if (export->no_code->len > 0)
     {
+      guint shown = MIN (export->no_code->len, MAX_LISTED);
+
       g_string_append (readme, _("- These steps have no code yet, so the run fails at them: "));
-      for (guint i = 0; i < export->no_code->len; i++)
+      for (guint i = 0; i < shown; i++)
         g_string_append_printf (readme, "%s%s", i > 0 ? ", " : "",
                                 (const char *) g_ptr_array_index (export->no_code, i));
+      if (export->no_code->len > shown)
+        /* Translators: %u is a number of steps. */
+        g_string_append_printf (readme, _(", and %u more"), export->no_code->len - shown);
       g_string_append (readme, ".\n");
     }
   if (export->left_out->len > 0)
@@ -827,7 +836,6 @@ _sk_export_append_left_out (SkExportFolder *export,
         g_string_append_printf (readme, "  - %s\n",
                                 (const char *) g_ptr_array_index (export->left_out, i));
     }
-
 }
 
 static char *
