@@ -48,6 +48,10 @@ debian_packages=(
   jupyter-nbconvert
   python3-ipykernel
   snakemake
+  # For test-export-slurm: tests/slurm-local.sh runs a Slurm cluster on this machine.
+  slurm-wlm
+  munge
+  slurm-client
   bubblewrap
   gnome-keyring
   libsecret-tools
