@@ -6,7 +6,8 @@
 
 /* Figures for the core, not a test: how long a large workflow takes to load,
  * validate and save, and what the runner costs per node compared with a
- * plain loop of `python3 KEY.py` and with Snakemake running the same graph.
+ * plain loop of `python3 KEY.py` and with Snakemake running the same graph,
+ * from a Snakefile written here and from the Snakemake export.
  *
  * Environment: SKELE_BENCH_NODES (nodes of the run benchmarks, default
  * 1000), SKELE_BENCH_PYTHON (the interpreter for everything),
@@ -17,10 +18,13 @@
 #define G_LOG_DOMAIN "bench-core"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <glib/gstdio.h>
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
+#include "sk-export.h"
 #include "sk-harness.h"
 #include "sk-project.h"
 #include "sk-runner.h"
@@ -630,13 +634,16 @@ run_ready_cb (GObject      *object,
 }
 
 /* Times what `skele run --force` does once the workflow is loaded: the run
- * and writing its results into process.json.
+ * and writing its results into process.json. Without @force the files are
+ * left as the last run left them, as for `skele run` after a run; then
+ * @done counts the nodes that were up to date as well as those that ran.
  */
 static double
 time_runner (Workflow *workflow,
              gboolean  in_memory,
              guint     jobs,
-             guint    *succeeded)
+             gboolean  force,
+             guint    *done)
 {
   g_autoptr(GFile) folder = g_file_new_for_path (workflow->folder);
   g_autoptr(SkProject) project = NULL;
@@ -649,8 +656,9 @@ time_runner (Workflow *workflow,
   gint64 start;
   double elapsed;
 
-  workflow_reset (workflow);
-  *succeeded = 0;
+  if (force)
+    workflow_reset (workflow);
+  *done = 0;
 
   if ((project = sk_project_load (folder, &error)) == NULL)
     {
@@ -662,7 +670,7 @@ time_runner (Workflow *workflow,
   sk_runner_set_python (runner, workflow->python);
   sk_runner_set_jobs (runner, jobs);
   sk_runner_set_in_memory (runner, in_memory);
-  sk_runner_set_force (runner, TRUE);
+  sk_runner_set_force (runner, force);
 
   loop = g_main_loop_new (NULL, FALSE);
   waiter.loop = loop;
@@ -674,11 +682,11 @@ time_runner (Workflow *workflow,
   elapsed = ms_since (start);
   g_clear_object (&waiter.result);
 
-  *succeeded = stats.succeeded;
+  *done = stats.succeeded + stats.up_to_date;
   if (!ok)
     g_print ("   runner: the run failed: %s\n", error->message);
 
-  if (stats.succeeded != workflow->dag->n_nodes)
+  if (*done != workflow->dag->n_nodes)
     {
       for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (project)); i++)
         {
@@ -752,33 +760,30 @@ write_snakefile (Workflow *workflow)
   return write_file (path, text, -1);
 }
 
+/* Runs Snakemake with @args in @folder, its output going to
+ * @folder/@log_name, and returns its wall time, or -1 after printing the end
+ * of its output when it failed.
+ */
 static double
-time_snakemake (Workflow   *workflow,
-                const char *snakemake,
-                guint       jobs,
-                guint      *succeeded)
+run_snakemake (const char         *folder,
+               const char * const *args,
+               const char         *log_name)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *cores = g_strdup_printf ("%u", jobs);
-  g_autofree char *log_path = g_build_filename (workflow->folder, "snakemake.log", NULL);
-  const char * const argv[] = { snakemake, "--cores", cores, "--forceall", "--quiet",
-                                "-s", "Snakefile", NULL };
+  g_autofree char *log_path = g_build_filename (folder, log_name, NULL);
   gboolean ok;
   gint64 start;
   double elapsed;
 
-  workflow_reset (workflow);
-
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_MERGE);
-  g_subprocess_launcher_set_cwd (launcher, workflow->folder);
+  g_subprocess_launcher_set_cwd (launcher, folder);
   g_subprocess_launcher_set_stdout_file_path (launcher, log_path);
 
   start = g_get_monotonic_time ();
-  ok = spawn_and_wait (launcher, argv, &error);
+  ok = spawn_and_wait (launcher, args, &error);
   elapsed = ms_since (start);
 
-  *succeeded = workflow_count_pickles (workflow);
   if (!ok)
     {
       g_autofree char *output = NULL;
@@ -791,6 +796,96 @@ time_snakemake (Workflow   *workflow,
     }
 
   return elapsed;
+}
+
+static double
+time_snakemake (Workflow   *workflow,
+                const char *snakemake,
+                guint       jobs,
+                guint      *succeeded)
+{
+  g_autofree char *cores = g_strdup_printf ("%u", jobs);
+  const char * const argv[] = { snakemake, "--cores", cores, "--forceall", "--quiet",
+                                "-s", "Snakefile", NULL };
+  double elapsed;
+
+  workflow_reset (workflow);
+  elapsed = run_snakemake (workflow->folder, argv, "snakemake.log");
+  *succeeded = workflow_count_pickles (workflow);
+
+  return elapsed;
+}
+
+/* Writes the workflow with sk_export_snakemake() into @export_folder, which
+ * must not exist yet, and returns the time the export took; loading the
+ * workflow is not counted, as for the other exports.
+ */
+static double
+time_export (Workflow   *workflow,
+             const char *export_folder)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (workflow->folder);
+  g_autoptr(GFile) destination = g_file_new_for_path (export_folder);
+  g_autoptr(SkProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+  gint64 start;
+  double elapsed;
+
+  if ((project = sk_project_load (folder, &error)) == NULL)
+    {
+      g_print ("   export: the workflow could not be loaded: %s\n", error->message);
+      return -1;
+    }
+
+  start = g_get_monotonic_time ();
+  ok = sk_export_snakemake (project, destination, &error);
+  elapsed = ms_since (start);
+
+  if (!ok)
+    {
+      g_print ("   sk_export_snakemake failed: %s\n", error->message);
+      return -1;
+    }
+
+  return elapsed;
+}
+
+/* Counts the steps of the exported workflow whose record,
+ * KEY/.skele/state.json, says that they succeeded, and names the first that
+ * did not.
+ */
+static guint
+export_count_succeeded (Workflow   *workflow,
+                        const char *export_folder)
+{
+  guint count = 0;
+  gboolean told = FALSE;
+
+  for (guint i = 0; i < workflow->dag->n_nodes; i++)
+    {
+      const char *key = workflow->dag->keys[i];
+      g_autofree char *path = g_build_filename (export_folder, key, ".skele", "state.json", NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      const char *state = NULL;
+      JsonNode *root;
+
+      if (json_parser_load_from_file (parser, path, NULL) &&
+          (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root))
+        state = json_object_get_string_member_with_default (json_node_get_object (root),
+                                                            "state", NULL);
+
+      if (g_strcmp0 (state, "succeeded") == 0)
+        count++;
+      else if (!told)
+        {
+          g_print ("   exported: first step that did not succeed: %s: %s\n", key,
+                   state != NULL ? state : "no state.json");
+          told = TRUE;
+        }
+    }
+
+  return count;
 }
 
 /* Report ----------------------------------------------------------------- */
@@ -839,6 +934,65 @@ ratio (double a,
   return a > 0 && b > 0 ? a / b : 0;
 }
 
+/* The workflow as sk_export_snakemake() writes it, run by Snakemake with the
+ * bench's interpreter: once with --forceall, then again with nothing to do.
+ */
+static void
+bench_exported (Workflow   *workflow,
+                const char *snakemake,
+                const char *tmp,
+                double      base_ms,
+                double      iso2_ms,
+                double      again_ms,
+                double      snake_ms,
+                double     *export_ms,
+                double     *exported_ms,
+                double     *exported_again_ms)
+{
+  g_autofree char *export_folder = g_build_filename (tmp, "snakemake-export", NULL);
+  g_autofree char *python_config = g_strconcat ("python=", workflow->python, NULL);
+  g_autofree char *log_path = NULL;
+  g_autofree char *log = NULL;
+  guint n_nodes = workflow->dag->n_nodes;
+  guint succeeded;
+  const char * const forceall_argv[] = { snakemake, "--cores", "2", "--forceall", "--quiet",
+                                         "--config", python_config, NULL };
+  /* Even with --quiet, Snakemake 7 says when it found nothing to do. */
+  const char * const again_argv[] = { snakemake, "--cores", "2", "--quiet",
+                                      "--config", python_config, NULL };
+
+  *export_ms = time_export (workflow, export_folder);
+  if (*export_ms < 0)
+    return;
+  g_print ("   %-40s %4s   %9.2f %9.2f\n", "sk_export_snakemake (writing the folder)", "",
+           *export_ms / 1000, *export_ms / n_nodes);
+
+  *exported_ms = run_snakemake (export_folder, forceall_argv, "snakemake.log");
+  succeeded = export_count_succeeded (workflow, export_folder);
+  print_row ("exported Snakefile --cores 2 --forceall", "2", *exported_ms, n_nodes,
+             succeeded, base_ms);
+  if (*exported_ms < 0)
+    return;
+  g_print ("   %-40s %4s   %9s %9s %9.2f\n", "exported / skele isolated", "2", "", "",
+           ratio (*exported_ms, iso2_ms));
+  g_print ("   %-40s %4s   %9s %9s %9.2f\n", "exported / hand-written Snakefile", "2", "", "",
+           ratio (*exported_ms, snake_ms));
+
+  *exported_again_ms = run_snakemake (export_folder, again_argv, "snakemake-again.log");
+  succeeded = export_count_succeeded (workflow, export_folder);
+  print_row ("exported Snakefile, nothing to do", "2", *exported_again_ms, n_nodes,
+             succeeded, base_ms);
+  if (*exported_again_ms < 0)
+    return;
+
+  log_path = g_build_filename (export_folder, "snakemake-again.log", NULL);
+  if (g_file_get_contents (log_path, &log, NULL, NULL) &&
+      strstr (log, "Nothing to be done") == NULL)
+    g_print ("   (the second run did not say “Nothing to be done”)\n");
+  g_print ("   %-40s %4s   %9s %9s %9.2f\n", "nothing to do: exported / skele", "2", "", "",
+           ratio (*exported_again_ms, again_ms));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -855,8 +1009,9 @@ main (int   argc,
   g_autofree char *snakemake_version = NULL;
   const char *skip_reason = NULL;
   guint n_nodes = sk_test_env_uint ("SKELE_BENCH_NODES", DEFAULT_RUN_NODES, G_MAXUINT / 2);
-  guint ok_base = 0, ok_iso1 = 0, ok_iso2 = 0, ok_mem = 0, ok_snake = 0;
-  double base_ms, iso1_ms, iso2_ms, mem_ms, snake_ms = -1;
+  guint ok_base = 0, ok_iso1 = 0, ok_iso2 = 0, ok_again = 0, ok_mem = 0, ok_snake = 0;
+  double base_ms, iso1_ms, iso2_ms, again_ms, mem_ms, snake_ms = -1;
+  double export_ms = -1, exported_ms = -1, exported_again_ms = -1;
   double startup_ms, wrapper_ms = -1, load_ms;
 
   if ((tmp = g_dir_make_tmp ("skele-bench-XXXXXX", &error)) == NULL)
@@ -914,15 +1069,21 @@ main (int   argc,
   /* An untimed run leaves each node's record behind, so that every timed
    * run of the runner is a re-run, as with "Run again" or --force.
    */
-  time_runner (workflow, TRUE, 1, &ok_mem);
+  time_runner (workflow, TRUE, 1, TRUE, &ok_mem);
 
   base_ms = time_baseline (workflow, &ok_base);
   print_row ("baseline: loop of `python KEY.py`", "1", base_ms, n_nodes, ok_base, base_ms);
-  iso1_ms = time_runner (workflow, FALSE, 1, &ok_iso1);
+  iso1_ms = time_runner (workflow, FALSE, 1, TRUE, &ok_iso1);
   print_row ("skele isolated", "1", iso1_ms, n_nodes, ok_iso1, base_ms);
-  iso2_ms = time_runner (workflow, FALSE, 2, &ok_iso2);
+  iso2_ms = time_runner (workflow, FALSE, 2, TRUE, &ok_iso2);
   print_row ("skele isolated", "2", iso2_ms, n_nodes, ok_iso2, base_ms);
-  mem_ms = time_runner (workflow, TRUE, 2, &ok_mem);
+  /* Right after a run every node is up to date: what `skele run` costs
+   * when there is nothing to do.
+   */
+  again_ms = time_runner (workflow, FALSE, 2, FALSE, &ok_again);
+  print_row ("skele isolated, nothing to do (no force)", "2", again_ms, n_nodes, ok_again,
+             base_ms);
+  mem_ms = time_runner (workflow, TRUE, 2, TRUE, &ok_mem);
   print_row ("skele in-memory (one worker, serial)", "2", mem_ms, n_nodes, ok_mem, base_ms);
 
   g_print ("\n3. Peer: Snakemake, one rule per node, same scripts and interpreter\n");
@@ -951,6 +1112,9 @@ main (int   argc,
       if (snake_ms > 0 && iso2_ms > 0)
         g_print ("   %-40s %4s   %9s %9s %9.2f\n", "skele isolated / snakemake", "2", "", "",
                  iso2_ms / snake_ms);
+
+      bench_exported (workflow, snakemake, tmp, base_ms, iso2_ms, again_ms, snake_ms,
+                      &export_ms, &exported_ms, &exported_again_ms);
     }
 
   g_print ("\n");
@@ -960,9 +1124,16 @@ main (int   argc,
            LOAD_NODES, load_ms, n_nodes, ratio (iso1_ms, base_ms), ratio (iso2_ms, base_ms),
            ratio (mem_ms, base_ms));
   if (snake_ms > 0)
-    g_print ("%.2f\n", ratio (iso2_ms, snake_ms));
+    g_print ("%.2f", ratio (iso2_ms, snake_ms));
   else
-    g_print ("n/a\n");
+    g_print ("n/a");
+  if (exported_ms > 0)
+    g_print ("; Snakemake export: writing it %.0f ms, exported/skele isolated j2 %.2f, "
+             "exported/hand-written %.2f, nothing to do exported/skele %.2f\n",
+             export_ms, ratio (exported_ms, iso2_ms), ratio (exported_ms, snake_ms),
+             ratio (exported_again_ms, again_ms));
+  else
+    g_print ("; Snakemake export n/a\n");
 
   sk_test_remove_tree (tmp);
   return 0;
