@@ -106,8 +106,13 @@ _sk_project_attach_node (SkProject *self,
   g_ptr_array_insert (self->nodes, position, g_object_ref (node));
   g_hash_table_insert (self->by_id, g_strdup (sk_node_get_id (node)), node);
 
-  g_signal_connect_object (node, "changed", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (node, "notify", G_CALLBACK (node_notify_cb), self, G_CONNECT_SWAPPED);
+  /* Not g_signal_connect_object(): each of those adds a weak reference to
+   * the project, and GLib grows that list by one at a time, which made
+   * loading a workflow of many steps slow down with the square of their
+   * number. The handlers are taken off when the node leaves the project or
+   * the project goes. */
+  g_signal_connect_swapped (node, "changed", G_CALLBACK (node_changed_cb), self);
+  g_signal_connect_swapped (node, "notify", G_CALLBACK (node_notify_cb), self);
 }
 
 static GType
@@ -196,6 +201,8 @@ sk_project_dispose (GObject *object)
   SkProject *self = (SkProject *)object;
 
   invalidate_graph (self);
+  for (guint i = 0; self->nodes != NULL && i < self->nodes->len; i++)
+    g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->nodes, i), self);
   g_clear_pointer (&self->by_id, g_hash_table_unref);
   g_clear_pointer (&self->nodes, g_ptr_array_unref);
   g_clear_pointer (&self->extra, json_object_unref);

@@ -215,7 +215,9 @@ track_node (SkWorkspace *self,
             SkNode      *node)
 {
   g_hash_table_insert (self->keys, node, g_strdup (sk_node_get_key (node)));
-  g_signal_connect_object (node, "notify::key", G_CALLBACK (node_key_changed_cb), self, G_CONNECT_SWAPPED);
+  /* A plain connection, not one that adds a weak reference to the
+   * workspace for every step; dispose takes them off. */
+  g_signal_connect_swapped (node, "notify::key", G_CALLBACK (node_key_changed_cb), self);
 }
 
 static void
@@ -977,16 +979,16 @@ sk_workspace_dispose (GObject *object)
   SkWorkspace *self = SK_WORKSPACE (object);
 
   g_clear_handle_id (&self->recovery_id, g_source_remove);
-  if (self->project != NULL)
+  if (self->keys != NULL)
     {
-      guint n_nodes = g_list_model_get_n_items (G_LIST_MODEL (self->project));
+      GHashTableIter iter;
+      gpointer node;
 
-      for (guint i = 0; i < n_nodes; i++)
-        {
-          g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
-
-          g_signal_handlers_disconnect_by_data (node, self);
-        }
+      /* Every step it follows is still in the project, which holds it. */
+      g_hash_table_iter_init (&iter, self->keys);
+      while (g_hash_table_iter_next (&iter, &node, NULL))
+        g_signal_handlers_disconnect_by_data (node, self);
+      g_hash_table_remove_all (self->keys);
     }
 
   g_clear_object (&self->history);
