@@ -379,6 +379,38 @@ test_failing_step (void)
   sk_test_remove_tree (dir);
 }
 
+/* Each step runs in a process forked from the driver's, which has the
+ * harness imported already; a crash in it and a step that takes too long
+ * end that process only, as when Python is started for each step. */
+static void
+test_step_processes (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("export-python");
+  g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
+  g_autofree char *out = g_build_filename (dir, "out", NULL);
+  g_auto(Result) result = { 0 };
+
+  write_process (workflow, "1 crash\n2 slow\n3 where\n");
+  write_step (workflow, "crash", "    import os\n    os.abort()");
+  write_step (workflow, "slow", "    import time\n    time.sleep(60)");
+  write_step (workflow, "where",
+              "    import os, sys\n"
+              "    main = os.path.basename(sys.modules[\"__main__\"].__file__)\n"
+              "    state[\"output\"] = {\"task_status\": \"success\", \"pid\": os.getpid()}\n"
+              "    report(\"main \" + main)");
+  export_to (workflow, out);
+
+  run_exported (&result, out, "--timeout", "2", NULL);
+  assert_status (&result, 1);
+  sk_test_assert_contains (result.out, "✗ “crash” failed: The step was ended by signal 6.");
+  sk_test_assert_contains (result.out, "✗ “slow” failed: The step took longer than 2 seconds "
+                                       "and was stopped.");
+  sk_test_assert_contains (result.out, "✓ “where” succeeded: main run_workflow.py");
+  sk_test_assert_contains (result.out, "1 succeeded, 2 failed");
+
+  sk_test_remove_tree (dir);
+}
+
 /* A step without code is exported, named in the README, and stops the run
  * clearly there; the steps that need it wait. */
 static void
@@ -623,6 +655,7 @@ main (int   argc,
   g_test_add_func ("/export-python/gate", test_gate);
   g_test_add_func ("/export-python/failing-step", test_failing_step);
   g_test_add_func ("/export-python/no-code", test_no_code);
+  g_test_add_func ("/export-python/step-processes", test_step_processes);
   g_test_add_func ("/export-python/refused", test_refused);
   g_test_add_func ("/export-python/refused-core", test_refused_core);
   g_test_add_func ("/export-python/subworkflow", test_subworkflow);

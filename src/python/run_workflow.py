@@ -14,7 +14,10 @@ steps before it, read from their pickles, and calls compute() and save().
 Each step runs in a Python process of its own, as in Skele-Code's default
 mode: a step that crashes, leaks memory or changes global state cannot
 harm the others or this program, and its output is kept apart in
-KEY/.skele/stdout.log and stderr.log. The harness is started with the
+KEY/.skele/stdout.log and stderr.log. On Linux that process is forked
+from this one, which has imported the harness already, so that no step
+waits for Python to start; elsewhere, or when this program has other
+threads (in a notebook's kernel), the harness is started anew with the
 interpreter that runs this file.
 
 The control flow is carried out as Skele-Code does it: conditions on
@@ -43,10 +46,14 @@ the run stopped before an approval gate, 130 when interrupted.
 import argparse
 import json
 import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.join(HERE, "skele_harness.py")
@@ -76,6 +83,89 @@ MAX_ITEMS_IN_REPORT = 50
 # What state.json keeps of a step besides its state, message and line.
 RECORDED = ("waiting", "held", "held_by", "blocked_by", "branch_taken", "branch_errors",
             "branch_failure")
+
+
+try:
+    # Imported once here, so that each step's process, forked from this
+    # one, starts with the harness ready instead of starting Python anew.
+    import skele_harness
+except ImportError:
+    skele_harness = None
+
+
+def _can_fork():
+    """Whether a step's process can be forked from this one: on Linux, with
+    the harness imported, and with no other thread, which a fork would
+    leave half-way (a notebook's kernel has several)."""
+    return (skele_harness is not None and sys.platform.startswith("linux")
+            and hasattr(os, "fork") and threading.active_count() == 1)
+
+
+def _redirect(fd, path, flags):
+    handle = os.open(path, flags, 0o644)
+    os.dup2(handle, fd)
+    os.close(handle)
+
+
+def _wait_for_exit(pid, timeout):
+    """Waits up to @timeout seconds for the child @pid to end, without
+    reaping it; returns whether it ended."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        try:
+            return bool(select.select([pidfd], [], [], timeout)[0])
+        finally:
+            os.close(pidfd)
+    # Without pidfd_open() (Linux before 5.3), it looks now and then.
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _forked_harness(argv, folder, stdout, stderr, timeout):
+    """Runs the harness with @argv in a child process forked from this
+    one, in @folder, with its output in @stdout and @stderr, as
+    subprocess.run() would run it in a new Python, and returns its exit
+    status (negative for a signal). Raises subprocess.TimeoutExpired."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.chdir(folder)
+            _redirect(0, os.devnull, os.O_RDONLY)
+            _redirect(1, stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            _redirect(2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            sys.argv = list(argv)
+            status = skele_harness.main(sys.argv)
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(status & 0xff)
+
+    try:
+        if timeout is not None and not _wait_for_exit(pid, timeout):
+            raise subprocess.TimeoutExpired(argv, timeout)
+        _, status = os.waitpid(pid, 0)
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    return os.waitstatus_to_exitcode(status)
 
 
 class PlanError(Exception):
@@ -273,11 +363,15 @@ class Workflow:
         stdout = os.path.join(bookkeeping, "stdout.log" if name == "result" else name + ".out.log")
         stderr = os.path.join(bookkeeping, "stderr.log" if name == "result" else name + ".err.log")
         _remove(spec["result"])
+        argv = [HARNESS, "run", json.dumps(spec)]
         try:
-            with open(stdout, "w") as out, open(stderr, "w") as err:
-                process = subprocess.run([sys.executable, HARNESS, "run", json.dumps(spec)],
-                                         cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=err, timeout=self.options.timeout)
+            if _can_fork():
+                returncode = _forked_harness(argv, folder, stdout, stderr, self.options.timeout)
+            else:
+                with open(stdout, "w") as out, open(stderr, "w") as err:
+                    returncode = subprocess.run([sys.executable] + argv, cwd=folder,
+                                                stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                                timeout=self.options.timeout).returncode
         except subprocess.TimeoutExpired:
             return {"status": "failed",
                     "error": f"The step took longer than {self.options.timeout:g} seconds "
@@ -290,10 +384,10 @@ class Workflow:
                 return json.load(handle)
         except (OSError, ValueError):
             end = _tail(stderr)
-            if process.returncode < 0:
-                error = f"The step was ended by signal {-process.returncode}."
+            if returncode < 0:
+                error = f"The step was ended by signal {-returncode}."
             else:
-                error = f"The step ended with exit status {process.returncode} without a result."
+                error = f"The step ended with exit status {returncode} without a result."
             return {"status": "failed", "error": error + (f" {end}" if end else "")}
 
     def spec_for(self, step):
