@@ -42,7 +42,7 @@ copy_unknown_members (JsonObject         *from,
                       JsonObject         *to,
                       const char * const *known)
 {
-  g_autoptr(GList) members = json_object_get_members (from);
+  g_autoptr(GList) members = from != NULL ? json_object_get_members (from) : NULL;
 
   for (const GList *l = members; l != NULL; l = l->next)
     {
@@ -54,6 +54,43 @@ copy_unknown_members (JsonObject         *from,
       json_object_set_member (to, member,
                               json_node_copy (json_object_get_member (from, member)));
     }
+}
+
+/* The members of @from not in @known, or %NULL when there are none: most
+ * nodes have none, and an object for each would cost a workflow of many
+ * steps much memory and time. */
+static JsonObject *
+unknown_members (JsonObject         *from,
+                 const char * const *known)
+{
+  JsonObject *to = NULL;
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *value;
+
+  json_object_iter_init_ordered (&iter, from);
+  while (json_object_iter_next_ordered (&iter, &member, &value))
+    {
+      if (g_strv_contains (known, member))
+        continue;
+      if (to == NULL)
+        to = json_object_new ();
+      json_object_set_member (to, member, json_node_copy (value));
+    }
+
+  return to;
+}
+
+/* Compares two sets of unknown members, %NULL standing for none. */
+static gboolean
+extras_equal (JsonObject *a,
+              JsonObject *b)
+{
+  if (a == NULL || b == NULL)
+    return (a == NULL || json_object_get_size (a) == 0) &&
+           (b == NULL || json_object_get_size (b) == 0);
+
+  return json_object_equal (a, b);
 }
 
 static void
@@ -181,9 +218,9 @@ read_object_member (JsonObject *object,
  * and sk_node_get_read_paths()); a permission that cannot be read is
  * refused rather than guessed.
  */
-static void
-check_permissions (JsonObject *skele,
-                   GPtrArray  *problems)
+void
+_sk_node_check_skele (JsonObject *skele,
+                      GPtrArray  *problems)
 {
   gboolean network;
   JsonArray *read;
@@ -255,7 +292,7 @@ _sk_node_load_json (SkNode     *self,
   skele = read_object_member (object, "skele", "skele", problems);
 
   if (skele != NULL)
-    check_permissions (skele, problems);
+    _sk_node_check_skele (skele, problems);
 
   if (input != NULL)
     {
@@ -281,18 +318,13 @@ _sk_node_load_json (SkNode     *self,
   sk_node_set_output_files (self, (const char * const *) output_files);
 
   old_extra = g_steal_pointer (&self->extra);
-  self->extra = json_object_new ();
-  copy_unknown_members (object, self->extra, known_node_members);
+  self->extra = unknown_members (object, known_node_members);
 
   old_input_extra = g_steal_pointer (&self->input_extra);
-  self->input_extra = json_object_new ();
-  if (input != NULL)
-    copy_unknown_members (input, self->input_extra, known_io_members);
+  self->input_extra = input != NULL ? unknown_members (input, known_io_members) : NULL;
 
   old_output_extra = g_steal_pointer (&self->output_extra);
-  self->output_extra = json_object_new ();
-  if (output != NULL)
-    copy_unknown_members (output, self->output_extra, known_io_members);
+  self->output_extra = output != NULL ? unknown_members (output, known_io_members) : NULL;
 
   old_skele_extra = g_steal_pointer (&self->skele_extra);
   self->skele_extra = json_object_new ();
@@ -308,9 +340,9 @@ _sk_node_load_json (SkNode     *self,
     }
 
   /* Unknown members are saved too, so a change to them alone is a change. */
-  if (!json_object_equal (old_extra, self->extra) ||
-      !json_object_equal (old_input_extra, self->input_extra) ||
-      !json_object_equal (old_output_extra, self->output_extra) ||
+  if (!extras_equal (old_extra, self->extra) ||
+      !extras_equal (old_input_extra, self->input_extra) ||
+      !extras_equal (old_output_extra, self->output_extra) ||
       !json_object_equal (old_skele_extra, self->skele_extra))
     _sk_node_emit_changed (self);
 

@@ -26,7 +26,8 @@ struct _SkNode
   char        *error_text;
   char        *error_detail;
 
-  /* Members this program does not know, kept for writing back unchanged. */
+  /* Members this program does not know, kept for writing back unchanged;
+   * %NULL when there are none. */
   JsonObject  *extra;
   JsonObject  *input_extra;
   JsonObject  *output_extra;
@@ -47,6 +48,8 @@ void      _sk_node_tokens_changed   (SkNode     *self);
 /* sk-node-json.c */
 void      _sk_node_load_json        (SkNode     *self,
                                      JsonObject *object,
+                                     GPtrArray  *problems);
+void      _sk_node_check_skele      (JsonObject *skele,
                                      GPtrArray  *problems);
 JsonNode *_sk_node_get_skele_member (SkNode     *self,
                                      const char *member);

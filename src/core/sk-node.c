@@ -398,9 +398,6 @@ sk_node_init (SkNode *self)
   self->output_files = g_new0 (char *, 1);
   self->run = TRUE;
   self->state = SK_NODE_STATE_IDLE;
-  self->extra = json_object_new ();
-  self->input_extra = json_object_new ();
-  self->output_extra = json_object_new ();
   self->skele_extra = json_object_new ();
 }
 

@@ -536,6 +536,11 @@ report_replaced_text (SkProject  *self,
                                "workflow to keep the repair."));
 }
 
+static SkProject *load_leniently (const char  *data,
+                                  gssize       length,
+                                  GFile       *folder,
+                                  const char  *path,
+                                  GError     **error);
 static SkProject *load_from_data (const char  *data,
                                   gssize       length,
                                   GFile       *folder,
@@ -563,9 +568,44 @@ sk_project_load_from_data (const char  *data,
   return load_from_data (data, length, folder, NULL, error);
 }
 
+/*
+ * _sk_project_load_lenient:
+ *
+ * Reads @data as sk_project_load_from_data() does, always with json-glib
+ * and the lenient reading, never with the reader of the canonical form: for
+ * tests that compare the two.
+ */
+SkProject *
+_sk_project_load_lenient (const char  *data,
+                          gssize       length,
+                          GFile       *folder,
+                          GError     **error)
+{
+  return load_leniently (data, length, folder, NULL, error);
+}
+
 /* @path names the file in messages, when the data came from one. */
 static SkProject *
 load_from_data (const char  *data,
+                gssize       length,
+                GFile       *folder,
+                const char  *path,
+                GError     **error)
+{
+  SkProject *self;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (folder == NULL || G_IS_FILE (folder), NULL);
+
+  self = _sk_project_load_canonical (data, length >= 0 ? (gsize) length : strlen (data), folder);
+  if (self != NULL)
+    return self;
+
+  return load_leniently (data, length, folder, path, error);
+}
+
+static SkProject *
+load_leniently (const char  *data,
                 gssize       length,
                 GFile       *folder,
                 const char  *path,

@@ -46,9 +46,18 @@ void        _sk_project_attach_node       (SkProject     *self,
                                            SkNode        *node);
 
 /* sk-project-io.c */
+SkProject  *_sk_project_load_lenient      (const char    *data,
+                                           gssize         length,
+                                           GFile         *folder,
+                                           GError       **error);
 JsonObject *_sk_project_header_to_json    (SkProject     *self);
 void        _sk_project_apply_header_json (SkProject     *self,
                                            JsonObject    *header);
+
+/* sk-project-load-fast.c */
+SkProject  *_sk_project_load_canonical    (const char    *data,
+                                           gsize          length,
+                                           GFile         *folder);
 
 /* sk-project-graph.c */
 void        _sk_project_add_problem       (GPtrArray     *problems,

@@ -5,14 +5,15 @@
  *
  * Loads arbitrary bytes as a process.json, validates the workflow and saves
  * it to text: what was saved must load again, and saving that gives the
- * same text.
+ * same text. When the fast reader of the canonical form reads the bytes, the
+ * lenient reading must give the same workflow and the same problems.
  */
 
 #include "config.h"
 
 #include <string.h>
 
-#include "sk-project.h"
+#include "sk-project-private.h"
 
 #include "fuzz-common.h"
 
@@ -22,6 +23,48 @@ LLVMFuzzerInitialize (int    *argc,
 {
   sk_fuzz_init ();
   return 0;
+}
+
+static char *
+describe (SkProject *project)
+{
+  g_autoptr(GPtrArray) problems = sk_project_validate (project);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *saved = sk_project_to_data (project, NULL);
+
+  g_string_append_printf (out, "modified %d\n%s\n", sk_project_get_modified (project), saved);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      SkProblem *problem = g_ptr_array_index (problems, i);
+
+      g_string_append_printf (out, "problem %d %d %s: %s\n", problem->kind, problem->is_warning,
+                              problem->node_id != NULL ? problem->node_id : "-", problem->message);
+    }
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+check_fast_reader (const guint8 *data,
+                   size_t        size)
+{
+  g_autoptr(SkProject) fast = _sk_project_load_canonical ((const char *) data, size, NULL);
+  g_autoptr(SkProject) lenient = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *actual = NULL;
+
+  if (fast == NULL)
+    return;
+
+  lenient = _sk_project_load_lenient ((const char *) data, (gssize) size, NULL, &error);
+  if (lenient == NULL)
+    g_error ("The fast reader read what the lenient reading refuses: %s", error->message);
+
+  expected = describe (lenient);
+  actual = describe (fast);
+  if (strcmp (expected, actual) != 0)
+    g_error ("The two readings differ:\n%s\n---\n%s", expected, actual);
 }
 
 int
@@ -36,6 +79,8 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   g_autofree char *saved_again = NULL;
   gsize saved_length = 0;
   gsize saved_again_length = 0;
+
+  check_fast_reader (data, size);
 
   project = sk_project_load_from_data ((const char *) data, (gssize) size, NULL, &error);
   if (project == NULL)
