@@ -117,9 +117,20 @@ sk_test_write_script (const char *folder,
   g_string_free (text, TRUE);
 }
 
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
+/* Writes KEY/KEY.py below @folder from SK_TEST_SCRIPT_TEMPLATE, with
+ * @compute as the body of compute() and nothing added to preprocess(). */
+void
+sk_test_write_step (const char *folder,
+                    const char *key,
+                    const char *compute)
+{
+  sk_test_write_script (folder, SK_TEST_SCRIPT_TEMPLATE, key, NULL, compute);
+}
+
+/* Orders an array of strings, for g_ptr_array_sort() and qsort(). */
+int
+sk_test_compare_strings (gconstpointer a,
+                         gconstpointer b)
 {
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
@@ -169,7 +180,7 @@ sk_test_take_runs (const char *folder)
         if (lines[j][0] != '\0')
           g_ptr_array_add (keys, g_strdup (lines[j]));
     }
-  g_ptr_array_sort (keys, compare_strings);
+  g_ptr_array_sort (keys, sk_test_compare_strings);
   g_ptr_array_add (keys, NULL);
 
   return g_strjoinv (" ", (char **) keys->pdata);
@@ -624,4 +635,417 @@ sk_test_write_spec_process (const char *folder,
   root = json_builder_get_root (builder);
   text = json_to_string (root, TRUE);
   sk_test_write_text (folder, "process.json", text);
+}
+
+/**
+ * sk_test_need_skele:
+ * @skele_bin: (out) (optional): where to keep $SKELE_BIN, the
+ *   command-line program
+ * @examples_dir: (out) (optional): where to keep $SKELE_EXAMPLES_DIR, the
+ *   examples
+ *
+ * Reads what meson test tells the tests that run skele. Without it, the
+ * test is skipped.
+ *
+ * Returns: whether both are set
+ */
+gboolean
+sk_test_need_skele (const char **skele_bin,
+                    const char **examples_dir)
+{
+  const char *bin = g_getenv ("SKELE_BIN");
+  const char *examples = g_getenv ("SKELE_EXAMPLES_DIR");
+
+  if (skele_bin != NULL)
+    *skele_bin = bin;
+  if (examples_dir != NULL)
+    *examples_dir = examples;
+  if (bin != NULL && examples != NULL)
+    return TRUE;
+
+  g_test_skip ("SKELE_BIN and SKELE_EXAMPLES_DIR are not set; run the tests with meson test");
+  return FALSE;
+}
+
+/**
+ * sk_test_missing_tool:
+ * @program: the program that is not installed
+ *
+ * Fails the test for want of @program, so that CI cannot pass by skipping
+ * what it cannot run, or skips it with SKELE_TESTS_ALLOW_MISSING_TOOLS=1
+ * in the environment, for machines where it cannot be had.
+ */
+void
+sk_test_missing_tool (const char *program)
+{
+  if (g_strcmp0 (g_getenv ("SKELE_TESTS_ALLOW_MISSING_TOOLS"), "1") == 0)
+    g_test_skip_printf ("%s is not installed, and SKELE_TESTS_ALLOW_MISSING_TOOLS=1", program);
+  else
+    g_test_fail_printf ("%s is not installed: run build-aux/install-deps.sh, or set "
+                        "SKELE_TESTS_ALLOW_MISSING_TOOLS=1 to skip what needs it", program);
+}
+
+void
+sk_test_result_clear (SkTestResult *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  g_clear_pointer (&result->err, g_free);
+}
+
+/**
+ * sk_test_new_launcher:
+ * @flags: how the program's standard streams are connected
+ * @run_flags: how it runs
+ *
+ * Returns: (transfer full): a launcher whose programs run under a UTF-8 C
+ *   locale, untranslated, so that their messages read as the tests expect
+ */
+GSubprocessLauncher *
+sk_test_new_launcher (GSubprocessFlags flags,
+                      SkTestRunFlags   run_flags)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (flags);
+
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  if ((run_flags & SK_TEST_RUN_NO_PYTHONPATH) != 0)
+    g_subprocess_launcher_unsetenv (launcher, "PYTHONPATH");
+
+  return launcher;
+}
+
+/**
+ * sk_test_exit_status:
+ * @process: a process that has ended
+ *
+ * Returns: its exit status, or minus the signal that ended it
+ */
+int
+sk_test_exit_status (GSubprocess *process)
+{
+  if (!g_subprocess_get_if_exited (process))
+    return -g_subprocess_get_term_sig (process);
+
+  return g_subprocess_get_exit_status (process);
+}
+
+/**
+ * sk_test_run_launcher:
+ * @result: where to keep what the program did; what it held is freed
+ * @launcher: a launcher that pipes the standard output and error, as
+ *   sk_test_new_launcher() makes them, with the environment and working
+ *   folder the program needs
+ * @run_flags: with %SK_TEST_RUN_BINARY, the output need not be UTF-8
+ * @argv: the program and its arguments, %NULL-terminated
+ *
+ * Runs @argv to its end.
+ */
+void
+sk_test_run_launcher (SkTestResult        *result,
+                      GSubprocessLauncher *launcher,
+                      SkTestRunFlags       run_flags,
+                      const char * const  *argv)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sk_test_result_clear (result);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  if ((run_flags & SK_TEST_RUN_BINARY) != 0)
+    {
+      g_autoptr(GBytes) out = NULL;
+      g_autoptr(GBytes) err = NULL;
+
+      g_subprocess_communicate (process, NULL, NULL, &out, &err, &error);
+      g_assert_no_error (error);
+      result->out = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
+      result->err = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
+    }
+  else
+    {
+      g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
+      g_assert_no_error (error);
+    }
+  result->status = sk_test_exit_status (process);
+}
+
+/**
+ * sk_test_run_launcher_valist:
+ * @result: where to keep what the program did
+ * @launcher: as for sk_test_run_launcher()
+ * @run_flags: as for sk_test_run_launcher()
+ * @prefix: the program and its first arguments, %NULL-terminated
+ * @args: the arguments after @prefix, up to a %NULL
+ *
+ * Runs @prefix followed by @args to its end.
+ */
+void
+sk_test_run_launcher_valist (SkTestResult        *result,
+                             GSubprocessLauncher *launcher,
+                             SkTestRunFlags       run_flags,
+                             const char * const  *prefix,
+                             va_list              args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  const char *arg;
+
+  for (guint i = 0; prefix[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) prefix[i]);
+  for (arg = va_arg (args, const char *); arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  g_ptr_array_add (argv, NULL);
+
+  sk_test_run_launcher (result, launcher, run_flags, (const char * const *) argv->pdata);
+}
+
+/**
+ * sk_test_run_valist:
+ * @result: where to keep what the program did
+ * @run_flags: how it runs
+ * @cwd: (nullable): the folder to run it in, or %NULL for the test's
+ * @prefix: the program and its first arguments, %NULL-terminated
+ * @args: the arguments after @prefix, up to a %NULL
+ *
+ * Runs @prefix followed by @args to its end, from a launcher of
+ * sk_test_new_launcher().
+ */
+void
+sk_test_run_valist (SkTestResult       *result,
+                    SkTestRunFlags      run_flags,
+                    const char         *cwd,
+                    const char * const *prefix,
+                    va_list             args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+
+  launcher = sk_test_new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDERR_PIPE, run_flags);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  sk_test_run_launcher_valist (result, launcher, run_flags, prefix, args);
+}
+
+/**
+ * sk_test_run_skele:
+ * @result: where to keep what skele did
+ * @run_flags: how it runs
+ * @...: its arguments, up to a %NULL
+ *
+ * Runs the command-line program that $SKELE_BIN names, as
+ * sk_test_run_valist() does.
+ */
+void
+sk_test_run_skele (SkTestResult   *result,
+                   SkTestRunFlags  run_flags,
+                   ...)
+{
+  const char *skele_bin = g_getenv ("SKELE_BIN");
+  va_list args;
+
+  g_assert_nonnull (skele_bin);
+  va_start (args, run_flags);
+  sk_test_run_valist (result, run_flags, NULL, SK_TEST_STRV (skele_bin), args);
+  va_end (args);
+}
+
+/* A failed check shows what the program said. */
+void
+sk_test_assert_status (SkTestResult *result,
+                       int           expected)
+{
+  if (result->status != expected)
+    g_error ("The command exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
+             result->status, expected, result->out, result->err);
+}
+
+/* Copies the folder @from to @to, as a person copies a workflow: every
+ * file, byte for byte, and every folder below it. */
+void
+sk_test_copy_folder (const char *from,
+                     const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *source = g_build_filename (from, name, NULL);
+      g_autofree char *target = g_build_filename (to, name, NULL);
+
+      if (g_file_test (source, G_FILE_TEST_IS_DIR))
+        {
+          sk_test_copy_folder (source, target);
+        }
+      else
+        {
+          g_autofree char *contents = NULL;
+          gsize length = 0;
+          g_autoptr(GError) error = NULL;
+
+          g_file_get_contents (source, &contents, &length, &error);
+          g_assert_no_error (error);
+          g_file_set_contents (target, contents, length, &error);
+          g_assert_no_error (error);
+        }
+    }
+}
+
+static GBytes *
+read_bytes (const char *folder,
+            const char *relative)
+{
+  g_autofree char *path = g_build_filename (folder, relative, NULL);
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GError) error = NULL;
+
+  mapped = g_mapped_file_new (path, FALSE, &error);
+  if (mapped == NULL)
+    g_error ("%s cannot be read: %s", path, error->message);
+  return g_mapped_file_get_bytes (mapped);
+}
+
+/* Asserts that @relative holds the same bytes below @expected_folder and
+ * below @actual_folder; both must be there. */
+void
+sk_test_assert_same_file (const char *expected_folder,
+                          const char *actual_folder,
+                          const char *relative)
+{
+  g_autoptr(GBytes) expected = read_bytes (expected_folder, relative);
+  g_autoptr(GBytes) actual = read_bytes (actual_folder, relative);
+
+  if (!g_bytes_equal (expected, actual))
+    g_error ("%s differs between %s and %s.", relative, expected_folder, actual_folder);
+}
+
+/* The files of a workflow and of its exports that no step makes. */
+static const char * const workflow_files[] = {
+  "process.json", "plan.json", "workflow.json", "Snakefile", "config.yaml", "LOSSES.md",
+  "README.md", "run_workflow.py", "skele_harness.py",
+};
+
+static gboolean
+is_workflow_file (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (workflow_files); i++)
+    if (g_str_equal (name, workflow_files[i]))
+      return TRUE;
+
+  return FALSE;
+}
+
+static void
+add_files (const char     *root,
+           const char     *relative,
+           SkTestSkipFunc  skip,
+           GPtrArray      *files)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (relative, name, NULL);
+      g_autofree char *child_path = g_build_filename (root, child, NULL);
+
+      if (skip != NULL && skip (path, name))
+        continue;
+
+      if (g_file_test (child_path, G_FILE_TEST_IS_DIR))
+        add_files (root, child, skip, files);
+      else
+        g_ptr_array_add (files, g_steal_pointer (&child));
+    }
+}
+
+/**
+ * sk_test_list_files:
+ * @root: a folder
+ * @skip: (nullable): whether to leave out an entry, and all below it; it
+ *   is given the path of the folder that holds the entry and its name
+ *
+ * Returns: (transfer full) (element-type utf8): the paths, below @root,
+ *   of the files in it and in its folders, sorted
+ */
+GPtrArray *
+sk_test_list_files (const char     *root,
+                    SkTestSkipFunc  skip)
+{
+  GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
+
+  add_files (root, "", skip, files);
+  g_ptr_array_sort (files, sk_test_compare_strings);
+  return files;
+}
+
+/* Whether @name in @folder is none of the steps' files: their bookkeeping,
+ * tests, Python's caches, Snakemake's folder or, in a workflow's own
+ * folder, the files of the workflow and of its export. */
+static gboolean
+is_no_step_file (const char *folder,
+                 const char *name)
+{
+  g_autofree char *plan = NULL;
+  g_autofree char *process = NULL;
+
+  if (g_str_equal (name, ".skele") || g_str_equal (name, "test") ||
+      g_str_equal (name, "__pycache__") || g_str_equal (name, ".snakemake"))
+    return TRUE;
+  if (!is_workflow_file (name) && !g_str_equal (name, "profiles"))
+    return FALSE;
+
+  plan = g_build_filename (folder, "plan.json", NULL);
+  process = g_build_filename (folder, "process.json", NULL);
+  return g_file_test (plan, G_FILE_TEST_EXISTS) || g_file_test (process, G_FILE_TEST_EXISTS);
+}
+
+/**
+ * sk_test_list_step_files:
+ * @root: a workflow folder, or the folder of its export
+ *
+ * Lists the files that the steps of @root and of its sub-workflows made
+ * or hold: not their bookkeeping (.skele), tests, Python's caches or
+ * Snakemake's folder, nor in a workflow's own folder process.json,
+ * plan.json and the other files of the workflow and of its exports.
+ *
+ * Returns: (transfer full): their paths below @root, sorted, one a line
+ */
+char *
+sk_test_list_step_files (const char *root)
+{
+  g_autoptr(GPtrArray) files = sk_test_list_files (root, is_no_step_file);
+
+  g_ptr_array_add (files, NULL);
+  return g_strjoinv ("\n", (char **) files->pdata);
+}
+
+/**
+ * sk_test_assert_same_outputs:
+ * @ran: the workflow that `skele run` ran
+ * @exported: its export, run by the exported program
+ * @expected: some files, below both, that must be among the steps' files
+ *
+ * Asserts that the steps left the same files, byte for byte, in both
+ * (sk_test_list_step_files()).
+ */
+void
+sk_test_assert_same_outputs (const char         *ran,
+                             const char         *exported,
+                             const char * const *expected)
+{
+  g_autofree char *ran_files = sk_test_list_step_files (ran);
+  g_autofree char *exported_files = sk_test_list_step_files (exported);
+  g_auto(GStrv) files = g_strsplit (ran_files, "\n", -1);
+
+  g_assert_cmpstr (exported_files, ==, ran_files);
+  for (guint i = 0; expected[i] != NULL; i++)
+    g_assert_true (g_strv_contains ((const char * const *) files, expected[i]));
+
+  for (guint i = 0; files[i] != NULL; i++)
+    sk_test_assert_same_file (ran, exported, files[i]);
 }

@@ -8,9 +8,10 @@
 
 #pragma once
 
+#include <stdarg.h>
 #include <sys/types.h>
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
@@ -139,6 +140,9 @@ void      sk_test_write_script    (const char  *folder,
                                    const char  *key,
                                    const char  *pre,
                                    const char  *compute);
+void      sk_test_write_step      (const char  *folder,
+                                   const char  *key,
+                                   const char  *compute);
 char     *sk_test_take_runs       (const char  *folder);
 char     *sk_test_note_path       (const char  *folder,
                                    const char  *key,
@@ -187,6 +191,8 @@ guint     sk_test_env_uint        (const char  *name,
                                    guint        max);
 
 gboolean  sk_test_timeout_cb      (gpointer     user_data);
+int       sk_test_compare_strings (gconstpointer a,
+                                   gconstpointer b);
 
 /* A build with AddressSanitizer runs several times slower, so its waits are
  * longer; they only bound how long a failing test takes to report. */
@@ -213,5 +219,73 @@ gboolean  sk_test_timeout_cb      (gpointer     user_data);
       g_source_remove (id_); \
     g_assert_true (cond); \
   } G_STMT_END
+
+gboolean  sk_test_need_skele      (const char **skele_bin,
+                                   const char **examples_dir);
+void      sk_test_missing_tool    (const char  *program);
+
+/* What a program that a test ran did: its exit status, or minus the signal
+ * that ended it, and what it wrote to its standard output and error. */
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} SkTestResult;
+
+void      sk_test_result_clear    (SkTestResult *result);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SkTestResult, sk_test_result_clear)
+
+/* How sk_test_run_*() run a program. Every program runs under a UTF-8 C
+ * locale, untranslated. */
+typedef enum
+{
+  SK_TEST_RUN_DEFAULT       = 0,
+  /* Without PYTHONPATH, so that what runs needs nothing of the build's. */
+  SK_TEST_RUN_NO_PYTHONPATH = 1 << 0,
+  /* The output is read as bytes, which need not be UTF-8 (a picture). */
+  SK_TEST_RUN_BINARY        = 1 << 1,
+} SkTestRunFlags;
+
+GSubprocessLauncher *sk_test_new_launcher (GSubprocessFlags     flags,
+                                           SkTestRunFlags       run_flags);
+int       sk_test_exit_status     (GSubprocess         *process);
+void      sk_test_run_launcher    (SkTestResult        *result,
+                                   GSubprocessLauncher *launcher,
+                                   SkTestRunFlags       run_flags,
+                                   const char * const  *argv);
+void      sk_test_run_launcher_valist (SkTestResult        *result,
+                                       GSubprocessLauncher *launcher,
+                                       SkTestRunFlags       run_flags,
+                                       const char * const  *prefix,
+                                       va_list              args);
+void      sk_test_run_valist      (SkTestResult        *result,
+                                   SkTestRunFlags       run_flags,
+                                   const char          *cwd,
+                                   const char * const  *prefix,
+                                   va_list              args);
+void      sk_test_run_skele       (SkTestResult        *result,
+                                   SkTestRunFlags       run_flags,
+                                   ...) G_GNUC_NULL_TERMINATED;
+void      sk_test_assert_status   (SkTestResult        *result,
+                                   int                  expected);
+
+void      sk_test_copy_folder     (const char  *from,
+                                   const char  *to);
+void      sk_test_assert_same_file (const char *expected_folder,
+                                    const char *actual_folder,
+                                    const char *relative);
+
+/* Whether sk_test_list_files() leaves out @name, in the folder @folder. */
+typedef gboolean (*SkTestSkipFunc) (const char *folder,
+                                    const char *name);
+
+GPtrArray *sk_test_list_files     (const char     *root,
+                                   SkTestSkipFunc  skip);
+char     *sk_test_list_step_files (const char  *root);
+void      sk_test_assert_same_outputs (const char         *ran,
+                                       const char         *exported,
+                                       const char * const *expected);
 
 G_END_DECLS

@@ -50,22 +50,6 @@ typedef struct
   guint      calls;
 } Fixture;
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Result;
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
 /* Helpers ----------------------------------------------------------------- */
 
 static void
@@ -170,25 +154,21 @@ push_text (Fixture    *fixture,
  * without, nothing chooses one: no variable, and the settings in memory. */
 static void
 run_skele (Fixture            *fixture,
-           Result             *result,
+           SkTestResult       *result,
            gboolean            configured,
            const char * const *args)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
 
-  result_clear (result);
   g_ptr_array_add (argv, (char *) skele_bin);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   /* skele's messages are checked in their untranslated UTF-8 form. */
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  launcher = sk_test_new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                   SK_TEST_RUN_DEFAULT);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
   g_subprocess_launcher_setenv (launcher, "SKELE_LLM_API_KEY", "sk-test-key", TRUE);
   if (configured)
@@ -206,12 +186,10 @@ run_skele (Fixture            *fixture,
       g_subprocess_launcher_unsetenv (launcher, "SKELE_LLM_MODEL");
     }
 
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (process));
-  result->status = g_subprocess_get_exit_status (process);
+  sk_test_run_launcher (result, launcher, SK_TEST_RUN_DEFAULT,
+                        (const char * const *) argv->pdata);
+  /* skele must exit, not be ended by a signal. */
+  g_assert_cmpint (result->status, >=, 0);
 }
 
 /* The body of the request @index the fake server received. */
@@ -225,16 +203,6 @@ request_body (Fixture *fixture,
   g_assert_cmpuint (requests->len, >, index);
   request = g_ptr_array_index (requests, index);
   return g_strndup (g_bytes_get_data (request->body, NULL), g_bytes_get_size (request->body));
-}
-
-/* A failed check shows what skele said. */
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("skele exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
 }
 
 static void
@@ -388,7 +356,7 @@ static void
 test_chat_proposes (Fixture       *fixture,
                     gconstpointer  data)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autoptr(GPtrArray) requests = NULL;
   g_autofree char *body = NULL;
   SkFakeLlmRequest *request;
@@ -396,7 +364,7 @@ test_chat_proposes (Fixture       *fixture,
   push_proposal (fixture);
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("chat", fixture->workflow, "Add a summary of the cleaned rows, and export it"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
 
   /* The reply and the real difference go to standard output. */
   g_assert_true (g_str_has_prefix (result.out, REPLY "\n"));
@@ -432,7 +400,7 @@ static void
 test_chat_apply (Fixture       *fixture,
                  gconstpointer  data)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autofree char *saved = NULL;
   g_autoptr(JsonObject) process = NULL;
   JsonObject *summary;
@@ -442,7 +410,7 @@ test_chat_apply (Fixture       *fixture,
   push_proposal (fixture);
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("chat", "--apply", fixture->workflow, "Add a summary and export it"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "Changes:\n  Added the step “Summary”.\n");
   sk_test_assert_contains (result.err, "applied and the workflow saved");
 
@@ -474,7 +442,7 @@ static void
 test_chat_events (Fixture       *fixture,
                   gconstpointer  data)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autoptr(GPtrArray) events = NULL;
   JsonObject *change;
   JsonObject *last;
@@ -482,7 +450,7 @@ test_chat_events (Fixture       *fixture,
   push_proposal (fixture);
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("chat", fixture->workflow, "Add a summary and export it", "--events", "json"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   events = parse_events (result.out);
 
   /* The pieces of text as they came, what the agent did, each call's
@@ -529,7 +497,7 @@ static void
 test_chat_question (Fixture       *fixture,
                     gconstpointer  data)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autofree char *body = NULL;
 
   /* A conversation that cannot be read is put aside, with a warning. */
@@ -538,7 +506,7 @@ test_chat_question (Fixture       *fixture,
   push_text (fixture, "The chart step draws a bar chart of the cleaned rows.");
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("chat", "--apply", fixture->workflow, "What does chart do?"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "warning: The conversation in");
   g_assert_cmpstr (result.out, ==,
                    "The chart step draws a bar chart of the cleaned rows.\n\n"
@@ -551,7 +519,7 @@ test_chat_question (Fixture       *fixture,
   /* The next message sees the conversation so far. */
   push_text (fixture, "It has no code yet.");
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", fixture->workflow, "Does it have code?"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   g_assert_cmpuint (count_turns (fixture->workflow), ==, 4);
   body = request_body (fixture, 1);
   sk_test_assert_contains (body, "What does chart do?");
@@ -581,7 +549,7 @@ test_draft (Fixture       *fixture,
             gconstpointer  data)
 {
   g_autofree char *folder = g_build_filename (fixture->dir, "new", "monthly", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autofree char *saved = NULL;
   g_autoptr(JsonObject) process = NULL;
   g_autoptr(GHashTable) places = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -594,7 +562,7 @@ test_draft (Fixture       *fixture,
   push_draft (fixture);
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("draft", folder, "Load the month's sales, add them up and export the sum"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   g_assert_true (g_str_has_prefix (result.out, "A draft of three steps.\n"));
   sk_test_assert_contains (result.out, "  Added the step “Sum”.\n");
   sk_test_assert_contains (result.err, "Drafted “Monthly sales” with 3 steps");
@@ -652,14 +620,14 @@ test_draft_no_steps (Fixture       *fixture,
                      gconstpointer  data)
 {
   g_autofree char *folder = g_build_filename (fixture->dir, "notes", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autoptr(GDir) dir = NULL;
   guint n = 0;
 
   sk_test_write_text (folder, "notes.txt", "mine\n");
   push_text (fixture, "What should the workflow read?");
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", folder, "Something with data"));
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.out, "What should the workflow read?");
   sk_test_assert_contains (result.err, "proposed no steps, so nothing was written");
 
@@ -671,7 +639,7 @@ test_draft_no_steps (Fixture       *fixture,
   /* The same folder takes a draft. */
   push_draft (fixture);
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", folder, "Sum the sales", "--events", "json"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   {
     g_autoptr(GPtrArray) events = parse_events (result.out);
     JsonObject *last = g_ptr_array_index (events, events->len - 1);
@@ -690,11 +658,11 @@ test_draft_existing_workflow (Fixture       *fixture,
                               gconstpointer  data)
 {
   g_autofree char *below_file = g_build_filename (fixture->workflow, "process.json", "draft", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   push_draft (fixture);
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", fixture->workflow, "Sum the sales"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "already holds a workflow");
   sk_test_assert_contains (result.err, "skele chat");
   g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 0);
@@ -703,7 +671,7 @@ test_draft_existing_workflow (Fixture       *fixture,
 
   /* Nor can a draft go where a file is. */
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", below_file, "Sum the sales"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "is not a folder");
   g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 0);
 }
@@ -715,10 +683,10 @@ test_not_configured (Fixture       *fixture,
                      gconstpointer  data)
 {
   g_autofree char *folder = g_build_filename (fixture->dir, "new", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (fixture, &result, FALSE, SK_TEST_STRV ("chat", fixture->workflow, "Hello"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "No language model is chosen");
   sk_test_assert_contains (result.err, "SKELE_LLM_MODEL");
   sk_test_assert_contains (result.err, "--model");
@@ -726,7 +694,7 @@ test_not_configured (Fixture       *fixture,
 
   run_skele (fixture, &result, FALSE,
              SK_TEST_STRV ("draft", folder, "Sum the sales", "--events", "json"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "SKELE_LLM_MODEL");
   sk_test_assert_contains (result.err, "Nothing was written");
   g_assert_false (g_file_test (folder, G_FILE_TEST_EXISTS));
@@ -741,7 +709,7 @@ test_not_configured (Fixture       *fixture,
   /* An address that is not one is the person's to correct too. */
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("chat", fixture->workflow, "Hello", "--base-url", "ftp://example"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "--base-url");
   g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 0);
 }
@@ -751,7 +719,7 @@ test_model_failure (Fixture       *fixture,
                     gconstpointer  data)
 {
   g_autofree char *folder = g_build_filename (fixture->dir, "new", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autoptr(GError) error = NULL;
 
   /* The server fails every time it is asked. */
@@ -760,7 +728,7 @@ test_model_failure (Fixture       *fixture,
                          &error);
   g_assert_no_error (error);
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", "--apply", fixture->workflow, "Add a step"));
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "The model crashed");
   sk_test_assert_contains (result.err, "The workflow was not changed");
   assert_workflow_unchanged (fixture);
@@ -768,7 +736,7 @@ test_model_failure (Fixture       *fixture,
   /* A server that is not there. */
   run_skele (fixture, &result, TRUE,
              SK_TEST_STRV ("draft", folder, "Sum the sales", "--base-url", "http://127.0.0.1:9/v1"));
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "127.0.0.1:9");
   sk_test_assert_contains (result.err, "Nothing was written");
   g_assert_false (g_file_test (folder, G_FILE_TEST_EXISTS));
@@ -777,7 +745,7 @@ test_model_failure (Fixture       *fixture,
   sk_fake_llm_push (fixture->fake, "chat-never-finishes", &error);
   g_assert_no_error (error);
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", folder, "Sum the sales"));
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "used all 20 of its replies");
   g_assert_false (g_file_test (folder, G_FILE_TEST_EXISTS));
 }
@@ -789,22 +757,22 @@ test_invalid_folder (Fixture       *fixture,
   g_autofree char *missing = g_build_filename (fixture->dir, "missing", NULL);
   g_autofree char *broken = g_build_filename (fixture->dir, "broken", NULL);
   g_autofree char *cycle = g_build_filename (fixture->dir, "cycle", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", missing, "Hello"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "error: ");
   g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
 
   sk_test_write_text (broken, "process.json", "{\"process_name\": ");
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", broken, "Hello"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "error: ");
   g_assert_false (sk_test_exists (broken, ".skele"));
 
   sk_test_write_text (cycle, "process.json", CYCLE_JSON);
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", cycle, "Hello"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "The chat agent was not asked");
 
   g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 0);
@@ -814,36 +782,36 @@ static void
 test_bad_arguments (Fixture       *fixture,
                     gconstpointer  data)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", fixture->workflow));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "give a workflow folder and a message");
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", fixture->workflow, "  "));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", fixture->dir));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "skele draft --help");
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", fixture->workflow, "Hello", "--events", "xml"));
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "--events only knows “json”");
   g_assert_cmpuint (sk_fake_llm_get_n_requests (fixture->fake), ==, 0);
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("--help"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "chat FOLDER MESSAGE");
   sk_test_assert_contains (result.out, "draft FOLDER DESCRIPTION");
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("chat", "--help"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "--apply");
   sk_test_assert_contains (result.out, "SKELE_LLM_MODEL");
 
   run_skele (fixture, &result, TRUE, SK_TEST_STRV ("draft", "--help"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "must not hold a workflow");
 }
 

@@ -7,6 +7,9 @@
  * workflow exported to Mermaid and imported again gives the same steps,
  * tasks, connections, conditions and flags; the pictures are what their
  * names say; bad input says what is wrong and writes nothing.
+ *
+ * skele's output is read as bytes (SK_TEST_RUN_BINARY), as it may be a
+ * picture.
  */
 
 #define G_LOG_DOMAIN "test-cli-export"
@@ -18,69 +21,7 @@
 #include "skele.h"
 #include "sk-test-util.h"
 
-static const char *skele_bin;
 static const char *examples_dir;
-
-typedef struct
-{
-  int    status;
-  char  *out;
-  char  *err;
-} Result;
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-static void
-run_skele (Result     *result,
-           const char *first,
-           ...)
-{
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) out = NULL;
-  g_autoptr(GBytes) err = NULL;
-  const char *arg;
-  va_list args;
-
-  result_clear (result);
-  g_ptr_array_add (argv, (char *) skele_bin);
-  va_start (args, first);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  /* The standard output may be a picture, so it is read as bytes. */
-  g_subprocess_communicate (process, NULL, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  result->out = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
-  result->err = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
-  result->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
-}
-
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("skele exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
-}
 
 static char *
 example_folder (void)
@@ -149,10 +90,10 @@ test_round_trip (void)
   g_autofree char *text = NULL;
   g_autoptr(SkProject) original = load (example);
   g_autoptr(SkProject) copy = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  run_skele (&result, "export", example, "--format", "mermaid", NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "export", example, "--format", "mermaid", NULL);
+  sk_test_assert_status (&result, 0);
   g_assert_true (g_str_has_prefix (result.out, "flowchart TD\n"));
   sk_test_assert_contains (result.out, "load_sales[\"load sales\"]");
   sk_test_assert_contains (result.out, "load_sales --> monthly_totals");
@@ -162,12 +103,13 @@ test_round_trip (void)
   sk_test_assert_contains (result.out, "\"itemsPath\" : \"output.region_totals\"");
   sk_test_assert_contains (result.out, "%% === END_CONFIG ===");
 
-  run_skele (&result, "export", example, "--format", "mermaid", "-o", chart, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY,
+                     "export", example, "--format", "mermaid", "-o", chart, NULL);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Wrote “sales report”");
 
-  run_skele (&result, "import", chart, "-o", imported, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "import", chart, "-o", imported, NULL);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Made a workflow of 9 steps");
 
   copy = load (imported);
@@ -176,8 +118,8 @@ test_round_trip (void)
   assert_same_steps (original, copy);
 
   /* Exporting the copy gives the same chart. */
-  run_skele (&result, "export", imported, "--format", "mermaid", NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "export", imported, "--format", "mermaid", NULL);
+  sk_test_assert_status (&result, 0);
   g_assert_true (g_file_get_contents (chart, &text, NULL, NULL));
   g_assert_cmpstr (result.out, ==, text);
 
@@ -195,7 +137,7 @@ test_round_trip_ids (void)
   g_autofree char *imported = g_build_filename (dir, "imported", NULL);
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   sk_test_write_text (original, "process.json",
                       "{\"process_name\": \"ids\", \"process_description\": \"Odd ids.\", \"nodes\": {"
@@ -207,10 +149,11 @@ test_round_trip_ids (void)
                       " \"17\": {\"name\": \"small\", \"priors\": [\"z9\"],"
                       "          \"skele\": {\"when\": {\"z9\": \"default\"}}}}}");
 
-  run_skele (&result, "export", original, "--format", "mermaid", "-o", chart, NULL);
-  assert_status (&result, 0);
-  run_skele (&result, "import", chart, "-o", imported, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY,
+                     "export", original, "--format", "mermaid", "-o", chart, NULL);
+  sk_test_assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "import", chart, "-o", imported, NULL);
+  sk_test_assert_status (&result, 0);
 
   before = sk_test_read_text (original, "process.json");
   after = sk_test_read_text (imported, "process.json");
@@ -257,30 +200,30 @@ test_import_refusals (void)
   g_autofree char *fresh = g_build_filename (dir, "fresh", NULL);
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   sk_test_write_text (dir, "chart.mmd", "flowchart LR\n  A[Load] --> B[Sum]\n");
   sk_test_write_text (dir, "bad.mmd", "sequenceDiagram\n  Alice->>Bob: Hi\n");
   sk_test_write_text (taken, "process.json", "{\"process_name\": \"mine\", \"nodes\": {}}");
   before = sk_test_read_text (taken, "process.json");
 
-  run_skele (&result, "import", chart, "-o", taken, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "import", chart, "-o", taken, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "holds a workflow already");
   after = sk_test_read_text (taken, "process.json");
   g_assert_cmpstr (after, ==, before);
 
-  run_skele (&result, "import", bad, "-o", fresh, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "import", bad, "-o", fresh, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "Nothing was written.");
   g_assert_false (g_file_test (fresh, G_FILE_TEST_EXISTS));
 
-  run_skele (&result, "import", chart, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "import", chart, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "-o FOLDER");
 
-  run_skele (&result, "import", chart, "-o", fresh, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "import", chart, "-o", fresh, NULL);
+  sk_test_assert_status (&result, 0);
   g_assert_true (sk_test_exists (fresh, "process.json"));
 
   sk_test_remove_tree (dir);
@@ -297,32 +240,34 @@ test_pictures (void)
   g_autofree char *svg = g_build_filename (dir, "sales.svg", NULL);
   g_autofree char *contents = NULL;
   gsize length;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  run_skele (&result, "export", example, "--format", "dot", NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "export", example, "--format", "dot", NULL);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "digraph");
   sk_test_assert_contains (result.out, "load sales");
 
-  run_skele (&result, "export", example, "--format", "svg", "-o", svg, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY,
+                     "export", example, "--format", "svg", "-o", svg, NULL);
+  sk_test_assert_status (&result, 0);
   g_assert_true (g_file_get_contents (svg, &contents, &length, NULL));
   sk_test_assert_contains (contents, "<svg");
   sk_test_assert_contains (contents, "load sales");
   g_clear_pointer (&contents, g_free);
 
-  run_skele (&result, "export", example, "--format", "png", "-o", png, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY,
+                     "export", example, "--format", "png", "-o", png, NULL);
+  sk_test_assert_status (&result, 0);
   g_assert_true (g_file_get_contents (png, &contents, &length, NULL));
   g_assert_cmpuint (length, >, sizeof png_signature);
   g_assert_cmpmem (contents, sizeof png_signature, png_signature, sizeof png_signature);
 
-  run_skele (&result, "export", example, "--format", "pdf", NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "export", example, "--format", "pdf", NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "one of mermaid, dot, svg, png");
 
-  run_skele (&result, "export", example, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_BINARY, "export", example, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "choose the format with --format");
 
   sk_test_remove_tree (dir);
@@ -334,13 +279,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  skele_bin = g_getenv ("SKELE_BIN");
-  examples_dir = g_getenv ("SKELE_EXAMPLES_DIR");
-  if (skele_bin == NULL || examples_dir == NULL)
-    {
-      g_test_skip ("SKELE_BIN or SKELE_EXAMPLES_DIR is not set");
-      return g_test_run ();
-    }
+  if (!sk_test_need_skele (NULL, &examples_dir))
+    return g_test_run ();
 
   g_test_add_func ("/cli-export/round-trip", test_round_trip);
   g_test_add_func ("/cli-export/round-trip-ids", test_round_trip_ids);

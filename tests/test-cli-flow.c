@@ -34,23 +34,7 @@ static const char gate_spec[] =
   "2 gate 1 | {\"approval\": true}\n"
   "3 publish 2";
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Result;
-
 /* Helpers ----------------------------------------------------------------- */
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
 
 static void
 write_script (const char *folder,
@@ -154,57 +138,22 @@ assert_runs (const char *folder,
   g_assert_cmpstr (runs, ==, expected);
 }
 
-static int
-exit_status (GSubprocess *process)
-{
-  if (!g_subprocess_get_if_exited (process))
-    return -g_subprocess_get_term_sig (process);
-
-  return g_subprocess_get_exit_status (process);
-}
-
-/* Runs skele with the arguments from @first up to NULL. */
+/* Runs skele with the arguments up to NULL. */
 static void
-run_skele (Result     *result,
-           const char *first,
+run_skele (SkTestResult *result,
            ...)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  const char *arg;
   va_list args;
 
-  result_clear (result);
-  g_ptr_array_add (argv, (char *) skele_bin);
-  va_start (args, first);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
   /* skele's messages are checked in their untranslated UTF-8 form. */
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  launcher = sk_test_new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDERR_PIPE, SK_TEST_RUN_DEFAULT);
   g_subprocess_launcher_setenv (launcher, "SKELE_PYTHON", python_path, TRUE);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = exit_status (process);
-}
-
-/* A failed check shows what skele said. */
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("skele exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
+  va_start (args, result);
+  sk_test_run_launcher_valist (result, launcher, SK_TEST_RUN_DEFAULT, SK_TEST_STRV (skele_bin),
+                               args);
+  va_end (args);
 }
 
 /* Parses --events json output: every line must be one JSON object. */
@@ -300,10 +249,10 @@ test_gate_wait (void)
   g_autofree char *dir = make_gate_workflow ();
   g_autofree char *approve_line = NULL;
   g_autofree char *run_line = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   g_assert_cmpstr (result.out, ==, "");
   sk_test_assert_contains (result.err, "“gate” waits for approval");
   approve_line = g_strdup_printf ("skele approve %s gate [--deny] [--note TEXT]", dir);
@@ -315,7 +264,7 @@ test_gate_wait (void)
 
   /* Running again without a decision stops at the same gate. */
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   assert_runs (dir, "");
 
   sk_test_remove_tree (dir);
@@ -328,17 +277,17 @@ test_gate_approve (void)
   g_autofree char *text = NULL;
   g_autoptr(JsonObject) approval = NULL;
   g_autoptr(JsonObject) record = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   assert_runs (dir, "prepare");
   text = sk_test_read_text (dir, "gate/.skele/record.json");
   record = sk_test_parse_object (text);
   g_clear_pointer (&text, g_free);
 
   run_skele (&result, "approve", dir, "gate", "--note", "the totals look right", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Approved by ");
   sk_test_assert_contains (result.err, "the totals look right");
 
@@ -354,7 +303,7 @@ test_gate_approve (void)
 
   /* The run goes on from the gate. */
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "2 succeeded, 0 failed");
   assert_runs (dir, "gate publish");
   g_assert_true (sk_test_exists (dir, "publish/publish.pkl"));
@@ -368,14 +317,14 @@ test_gate_deny (void)
   g_autofree char *dir = make_gate_workflow ();
   g_autofree char *text = NULL;
   g_autoptr(JsonObject) approval = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   assert_runs (dir, "prepare");
 
   run_skele (&result, "approve", dir, "gate", "--deny", "--note", "not this month", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Denied by ");
   text = sk_test_read_text (dir, "gate/.skele/approval.json");
   approval = sk_test_parse_object (text);
@@ -383,7 +332,7 @@ test_gate_deny (void)
 
   /* A denied gate is skipped, which is not a failure. */
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Denied by ");
   assert_runs (dir, "");
   g_assert_false (sk_test_exists (dir, "gate/gate.pkl"));
@@ -392,10 +341,10 @@ test_gate_deny (void)
   /* A denial can be taken back while the gate's inputs are the same:
    * approving it then runs the gate and what needs it. */
   run_skele (&result, "approve", dir, "gate", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Approved by ");
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "gate publish");
 
   sk_test_remove_tree (dir);
@@ -406,36 +355,36 @@ test_approve_errors (void)
 {
   g_autofree char *dir = make_gate_workflow ();
   g_autofree char *missing = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   /* No run waits at the gate yet. */
   run_skele (&result, "approve", dir, "gate", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "No run is waiting at “gate”");
   g_assert_false (sk_test_exists (dir, "gate/.skele/approval.json"));
 
   run_skele (&result, "approve", dir, "nowhere", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“nowhere”");
 
   run_skele (&result, "approve", dir, "prepare", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“prepare” is not an approval gate");
   g_assert_false (sk_test_exists (dir, "prepare/.skele/approval.json"));
 
   run_skele (&result, "approve", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
 
   /* Once the run went past the gate, nothing waits there any more. */
   run_skele (&result, "run", dir, "--approve", "gate", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   run_skele (&result, "approve", dir, "gate", "--deny", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "No run is waiting at “gate”");
 
   missing = g_build_filename (dir, "no such workflow", NULL);
   run_skele (&result, "approve", missing, "gate", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   assert_runs (dir, "gate prepare publish");
 
   sk_test_remove_tree (dir);
@@ -447,10 +396,10 @@ test_run_approve (void)
   g_autofree char *dir = make_gate_workflow ();
   g_autofree char *text = NULL;
   g_autoptr(JsonObject) approval = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", dir, "--approve", "gate", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "3 succeeded, 0 failed");
   assert_runs (dir, "gate prepare publish");
   text = sk_test_read_text (dir, "gate/.skele/approval.json");
@@ -465,14 +414,14 @@ static void
 test_run_approve_invalid (void)
 {
   g_autofree char *dir = make_gate_workflow ();
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", dir, "--approve", "prepare", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“prepare”, which is not an approval gate");
 
   run_skele (&result, "run", dir, "--approve", "gate", "--approve", "nowhere", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“nowhere”");
 
   /* Nothing ran. */
@@ -487,13 +436,13 @@ test_events (void)
 {
   g_autofree char *dir = make_gate_workflow ();
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   JsonObject *waiting;
   JsonObject *finished;
   JsonArray *approve;
 
   run_skele (&result, "run", dir, "--events", "json", NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   events = parse_events (result.out);
 
   waiting = find_event (events, "waiting");
@@ -526,17 +475,17 @@ static void
 test_in_memory_then_isolated (void)
 {
   g_autofree char *dir = make_gate_workflow ();
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", dir, "--in-memory", NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   assert_runs (dir, "prepare");
 
   run_skele (&result, "approve", dir, "gate", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "1 up to date");
   assert_runs (dir, "gate publish");
 
@@ -549,7 +498,7 @@ test_conditions_status (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli-flow");
   g_autofree char *text = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir,
                  "1 score\n"
@@ -558,7 +507,7 @@ test_conditions_status (void)
   write_scripts (dir, "score high low");
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "2 succeeded, 0 failed, 1 skipped");
   assert_runs (dir, "high score");
 
@@ -567,7 +516,7 @@ test_conditions_status (void)
                  "2 high 1 | {\"when\": {\"1\": \"output['x'] > 1\"}}\n"
                  "3 low 1 | {\"when\": {\"1\": \"default\"}}");
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   assert_runs (dir, "low");
   text = output_text (dir, "high");
   sk_test_assert_contains (text, "Failed: The condition output['x'] > 1 on the connection from "
@@ -582,7 +531,7 @@ static void
 test_condition_syntax (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli-flow");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir,
                  "1 score\n"
@@ -591,12 +540,12 @@ test_condition_syntax (void)
   write_scripts (dir, "score high low");
 
   run_skele (&result, "validate", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "The condition from “score” to “high” is not Python: "
                                        "invalid syntax.");
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "is not Python");
   assert_runs (dir, "");
 
@@ -613,7 +562,7 @@ test_subworkflow_cycle (void)
   g_autofree char *link = g_build_filename (dir, "again", NULL);
   g_autofree char *deeper = g_build_filename (dir, "inner", NULL);
   g_autofree char *up = g_build_filename (dir, "inner", "up", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir,
                  "1 start\n"
@@ -622,11 +571,11 @@ test_subworkflow_cycle (void)
   g_assert_cmpint (symlink (".", link), ==, 0);
 
   run_skele (&result, "validate", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“again” leads back to this workflow");
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“again” leads back to this workflow");
   assert_runs (dir, "");
 
@@ -639,12 +588,12 @@ test_subworkflow_cycle (void)
   g_assert_cmpint (symlink ("..", up), ==, 0);
 
   run_skele (&result, "validate", deeper, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“up” leads back to this workflow");
 
   /* The outer workflow is sound; its step fails, once, saying why. */
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "“up” leads back to this workflow");
   g_assert_null (strstr (result.err, "failed: “loop” in the workflow"));
 
@@ -657,7 +606,7 @@ test_failed_text (void)
   g_autofree char *dir = sk_test_make_tmp_dir ("cli-flow");
   g_autofree char *text = NULL;
   g_autofree char *good = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 good\n2 bad");
   write_script (dir, "good", NULL, NULL);
@@ -666,7 +615,7 @@ test_failed_text (void)
                 "    state[\"output\"] = {\"task_status\": \"success\", \"value\": 1 / 0}");
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
 
   text = output_text (dir, "bad");
   sk_test_assert_contains (text, "dividing the totals\n"

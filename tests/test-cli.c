@@ -32,57 +32,7 @@ static const char *skele_bin;
   "    state[\"output\"] = {\"task_status\": \"success\", \"value\": KEY}\n" \
   "    report(\"done \" + KEY)"
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Result;
-
 /* Helpers ----------------------------------------------------------------- */
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-static void
-copy_tree (const char *from,
-           const char *to)
-{
-  g_autoptr(GDir) dir = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *name;
-
-  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
-  dir = g_dir_open (from, 0, &error);
-  g_assert_no_error (error);
-
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *source = g_build_filename (from, name, NULL);
-      g_autofree char *target = g_build_filename (to, name, NULL);
-
-      if (g_file_test (source, G_FILE_TEST_IS_DIR))
-        {
-          copy_tree (source, target);
-        }
-      else
-        {
-          g_autofree char *contents = NULL;
-          gsize length;
-
-          g_file_get_contents (source, &contents, &length, &error);
-          g_assert_no_error (error);
-          g_file_set_contents (target, contents, length, &error);
-          g_assert_no_error (error);
-        }
-    }
-}
 
 static void
 write_script (const char *folder,
@@ -139,11 +89,9 @@ static GSubprocessLauncher *
 new_launcher (GSubprocessFlags flags,
               gboolean         fast_python)
 {
-  GSubprocessLauncher *launcher = g_subprocess_launcher_new (flags);
-
   /* skele's messages are checked in their untranslated UTF-8 form. */
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  GSubprocessLauncher *launcher = sk_test_new_launcher (flags, SK_TEST_RUN_DEFAULT);
+
   if (fast_python)
     g_subprocess_launcher_setenv (launcher, "SKELE_PYTHON", python_path, TRUE);
   else
@@ -164,106 +112,69 @@ setenv_pairs (GSubprocessLauncher *launcher,
     }
 }
 
-static int
-exit_status (GSubprocess *process)
-{
-  if (!g_subprocess_get_if_exited (process))
-    return -g_subprocess_get_term_sig (process);
-
-  return g_subprocess_get_exit_status (process);
-}
-
-/* Runs skele with the arguments from @first up to NULL, and the
+/* Runs skele with the arguments in @args up to NULL, and the
  * environment variables in @env, each written NAME=VALUE.
  */
 static void
-run_skele_full (Result             *result,
+run_skele_full (SkTestResult       *result,
                 gboolean            fast_python,
                 const char * const *env,
-                const char         *first,
                 va_list             args)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  const char *arg;
-
-  result_clear (result);
-  g_ptr_array_add (argv, (char *) skele_bin);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
-  g_ptr_array_add (argv, NULL);
 
   launcher = new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
                            fast_python);
   setenv_pairs (launcher, env);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = exit_status (process);
+  sk_test_run_launcher_valist (result, launcher, SK_TEST_RUN_DEFAULT, SK_TEST_STRV (skele_bin),
+                               args);
 }
 
 static void
-run_skele (Result     *result,
-           const char *first,
+run_skele (SkTestResult *result,
            ...)
 {
   va_list args;
 
-  va_start (args, first);
-  run_skele_full (result, TRUE, NULL, first, args);
+  va_start (args, result);
+  run_skele_full (result, TRUE, NULL, args);
   va_end (args);
 }
 
 static void
-run_skele_default_python (Result     *result,
-                          const char *first,
+run_skele_default_python (SkTestResult *result,
                           ...)
 {
   va_list args;
 
-  va_start (args, first);
-  run_skele_full (result, FALSE, NULL, first, args);
+  va_start (args, result);
+  run_skele_full (result, FALSE, NULL, args);
   va_end (args);
 }
 
 static void
-run_skele_env (Result             *result,
+run_skele_env (SkTestResult       *result,
                const char * const *env,
-               const char         *first,
                ...)
 {
   va_list args;
 
-  va_start (args, first);
-  run_skele_full (result, TRUE, env, first, args);
+  va_start (args, env);
+  run_skele_full (result, TRUE, env, args);
   va_end (args);
 }
 
 /* Runs skele without SKELE_PYTHON, so that the settings choose. */
 static void
-run_skele_settings (Result             *result,
+run_skele_settings (SkTestResult       *result,
                     const char * const *env,
-                    const char         *first,
                     ...)
 {
   va_list args;
 
-  va_start (args, first);
-  run_skele_full (result, FALSE, env, first, args);
+  va_start (args, env);
+  run_skele_full (result, FALSE, env, args);
   va_end (args);
-}
-
-/* A failed check shows what skele said. */
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("skele exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
 }
 
 /* Parses --events json output: every line must be one JSON object. */
@@ -344,14 +255,14 @@ static void
 test_run_success (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 first\n2 second 1");
   write_script (dir, "first", NULL, NULL);
   write_script (dir, "second", NULL, NULL);
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
 
   /* Progress goes to stderr only. */
   g_assert_cmpstr (result.out, ==, "");
@@ -370,7 +281,7 @@ static void
 test_run_failure (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 good\n2 bad\n3 after 2");
   write_script (dir, "good", NULL, NULL);
@@ -378,7 +289,7 @@ test_run_failure (void)
   write_script (dir, "after", NULL, NULL);
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   g_assert_cmpstr (result.out, ==, "");
   sk_test_assert_contains (result.err, "“bad” failed");
   sk_test_assert_contains (result.err, "no sales in March");
@@ -398,7 +309,7 @@ test_run_no_code (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *folder = g_build_filename (dir, "first", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_autoptr(GPtrArray) events = NULL;
 
   write_process (dir, "1 first\n2 second 1");
@@ -407,7 +318,7 @@ test_run_no_code (void)
   write_script (dir, "second", NULL, NULL);
 
   run_skele (&result, "run", dir, "--events", "json", NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "? “first”: This step has no code yet");
   sk_test_assert_contains (result.err, "– “second”: Not run: it needs “first”, which has no code yet.");
   sk_test_assert_contains (result.err, "1 without code, 1 waiting for code");
@@ -424,7 +335,7 @@ static void
 test_run_invalid_json (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   sk_test_write_text (dir, "process.json",
                       "{\n"
@@ -435,14 +346,14 @@ test_run_invalid_json (void)
                       "}\n");
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "not valid JSON");
   sk_test_assert_contains (result.err, "line 4");
   sk_test_assert_contains (result.err, "column");
   g_assert_cmpstr (result.out, ==, "");
 
   run_skele (&result, "validate", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "line 4");
 
   sk_test_remove_tree (dir);
@@ -452,7 +363,7 @@ static void
 test_run_cycle (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 alpha 3\n2 beta 1\n3 gamma 2\n4 free");
   write_script (dir, "alpha", NULL, NULL);
@@ -461,7 +372,7 @@ test_run_cycle (void)
   write_script (dir, "free", NULL, NULL);
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "circle");
   sk_test_assert_contains (result.err, "alpha");
   sk_test_assert_contains (result.err, "beta");
@@ -470,7 +381,7 @@ test_run_cycle (void)
   assert_runs (dir, "");
 
   run_skele (&result, "validate", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "circle");
 
   sk_test_remove_tree (dir);
@@ -481,18 +392,18 @@ test_run_missing_folder (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *missing = g_build_filename (dir, "no such workflow", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_skele (&result, "run", missing, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "no such workflow");
 
   /* A folder without process.json is no workflow either. */
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
 
   run_skele (&result, "validate", missing, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
 
   sk_test_remove_tree (dir);
 }
@@ -501,19 +412,19 @@ static void
 test_run_unknown_key (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 first");
   write_script (dir, "first", NULL, NULL);
 
   run_skele (&result, "run", dir, "--only", "first", "--only", "nowhere", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "nowhere");
 
   run_skele (&result, "run", dir, "--from", "nowhere", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", dir, "--to", "nowhere", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   assert_runs (dir, "");
 
   sk_test_remove_tree (dir);
@@ -523,38 +434,38 @@ static void
 test_bad_options (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 first");
   write_script (dir, "first", NULL, NULL);
 
   run_skele (&result, "run", dir, "--no-such-option", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", dir, "--jobs", "many", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", dir, "--jobs", "-1", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", dir, "--timeout", "-5", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", dir, "--events", "xml", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "run", dir, dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "frobnicate", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, "validate", dir, "--no-such-option", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   run_skele (&result, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   assert_runs (dir, "");
 
   run_skele (&result, "--help", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "run FOLDER");
   run_skele (&result, "--version", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "skele ");
 
   sk_test_remove_tree (dir);
@@ -610,8 +521,8 @@ test_interrupt (void)
   g_subprocess_wait (process, NULL, &error);
   g_assert_no_error (error);
 
-  if (exit_status (process) != 130)
-    g_error ("skele exited with %d instead of 130:\n%s", exit_status (process), err->str);
+  if (sk_test_exit_status (process) != 130)
+    g_error ("skele exited with %d instead of 130:\n%s", sk_test_exit_status (process), err->str);
   sk_test_assert_contains (err->str, "Stopping the run");
   sk_test_assert_contains (err->str, "“sleeper” was stopped");
   sk_test_assert_contains (err->str, "“after” was stopped");
@@ -626,7 +537,7 @@ test_validate (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *file = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 first\n2 second 1\n3 third 2");
   write_script (dir, "first", NULL, NULL);
@@ -634,13 +545,13 @@ test_validate (void)
 
   /* A step without a script yet is a warning: the agent writes it. */
   run_skele (&result, "validate", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "valid");
   sk_test_assert_contains (result.err, "third");
 
   file = g_build_filename (dir, "process.json", NULL);
   run_skele (&result, "validate", file, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
 
   /* Nothing ran. */
   assert_runs (dir, "");
@@ -648,7 +559,7 @@ test_validate (void)
 
   write_process (dir, "1 first\n2 second 1 9\n3 First");
   run_skele (&result, "validate", dir, NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“9”");
   sk_test_assert_contains (result.err, "error:");
 
@@ -661,7 +572,7 @@ test_events (void)
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *states = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   JsonObject *event = NULL;
   JsonArray *files;
 
@@ -675,7 +586,7 @@ test_events (void)
   write_script (dir, "after", NULL, NULL);
 
   run_skele (&result, "run", dir, "--events", "json", NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   events = parse_events (result.out);
   assert_finished (events, 2, 1, 1, 0, 0, 1);
 
@@ -723,7 +634,7 @@ test_events (void)
   g_clear_pointer (&events, g_ptr_array_unref);
   assert_runs (dir, "after branch broken maker");
   run_skele (&result, "run", dir, "--events", "json", NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   events = parse_events (result.out);
   assert_finished (events, 1, 1, 1, 1, 0, 1);
   states = event_states (events, "maker");
@@ -763,7 +674,7 @@ test_events_locale (void)
   g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
   g_autofree char *locpath = g_strconcat ("LOCPATH=", locales, NULL);
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   const char *ascii_env[] = { "LC_ALL=C", NULL };
   const char *german_env[] = { "LC_ALL=de_DE.UTF-8", locpath, NULL };
   const char *localedef[] = { "localedef", "-i", "de_DE", "-f", "UTF-8", german, NULL };
@@ -776,7 +687,7 @@ test_events_locale (void)
                 "    report(\"prix 3 €\")");
 
   run_skele_env (&result, ascii_env, "run", workflow, "--events", "json", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   events = parse_events (result.out);
   assert_finished (events, 1, 0, 0, 0, 0, 0);
   event = find_event (events, "caf", "succeeded");
@@ -798,7 +709,7 @@ test_events_locale (void)
     }
 
   run_skele_env (&result, german_env, "run", workflow, "--force", "--events", "json", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Finished in");
   events = parse_events (result.out);
   assert_finished (events, 1, 0, 0, 0, 0, 0);
@@ -812,7 +723,7 @@ static void
 test_force_and_selection (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 a\n2 b 1\n3 c 2");
   write_script (dir, "a", NULL, NULL);
@@ -820,29 +731,29 @@ test_force_and_selection (void)
   write_script (dir, "c", NULL, NULL);
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "a b c");
 
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "0 succeeded, 0 failed, 0 skipped, 3 up to date");
   assert_runs (dir, "");
 
   run_skele (&result, "run", dir, "--force", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "3 succeeded");
   assert_runs (dir, "a b c");
 
   run_skele (&result, "run", dir, "--force", "--only", "b", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "b");
 
   run_skele (&result, "run", dir, "-f", "--from", "b", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "b c");
 
   run_skele (&result, "run", dir, "-f", "--to", "b", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "a b");
 
   sk_test_remove_tree (dir);
@@ -853,7 +764,7 @@ test_nothing_to_run (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   sk_test_write_text (dir, "process.json",
                       "{\"process_name\": \"idle\", \"nodes\": {\"1\": {\"name\": \"a\","
@@ -862,7 +773,7 @@ test_nothing_to_run (void)
   write_script (dir, "a", NULL, NULL);
 
   run_skele (&result, "run", dir, "--events", "json", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "No step is marked to run");
   events = parse_events (result.out);
   g_assert_cmpuint (events->len, ==, 1);
@@ -871,7 +782,7 @@ test_nothing_to_run (void)
 
   /* Asking for it by name runs it. */
   run_skele (&result, "run", dir, "--only", "a", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "a");
 
   sk_test_remove_tree (dir);
@@ -882,13 +793,13 @@ test_no_python (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autofree char *python = g_build_filename (dir, "no", "python3", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 a");
   write_script (dir, "a", NULL, NULL);
 
   run_skele (&result, "run", dir, "--python", python, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, python);
   sk_test_assert_contains (result.err, "was not found");
   assert_runs (dir, "");
@@ -900,7 +811,7 @@ static void
 test_jobs (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   double start_a, end_a, start_b, end_b;
 
   write_process (dir, "1 left\n2 right");
@@ -908,13 +819,13 @@ test_jobs (void)
   write_script (dir, "right", NULL, SK_TEST_SLEEP_ONE_SECOND);
 
   run_skele (&result, "run", dir, "--jobs", "1", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_read_interval (dir, "left", &start_a, &end_a);
   sk_test_read_interval (dir, "right", &start_b, &end_b);
   g_assert_true (end_a <= start_b || end_b <= start_a);
 
   run_skele (&result, "run", dir, "--force", "-j", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_read_interval (dir, "left", &start_a, &end_a);
   sk_test_read_interval (dir, "right", &start_b, &end_b);
   g_assert_cmpfloat (start_a, <, end_b);
@@ -927,14 +838,14 @@ static void
 test_timeout (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 hang\n2 free");
   write_script (dir, "hang", NULL, SK_TEST_HANG);
   write_script (dir, "free", NULL, NULL);
 
   run_skele (&result, "run", dir, "--timeout", "1", NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "“hang” failed");
   sk_test_assert_contains (result.err, "longer than 1 second");
   sk_test_assert_contains (result.err, "1 succeeded, 1 failed");
@@ -960,7 +871,7 @@ test_settings (void)
                                               "jobs=1\n", missing);
   const char *env[] = { "GSETTINGS_BACKEND=keyfile", NULL, NULL };
   g_autofree char *config_env = g_strconcat ("XDG_CONFIG_HOME=", config, NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   env[1] = config_env;
   write_process (dir, "1 hang\n2 free");
@@ -969,18 +880,18 @@ test_settings (void)
   sk_test_write_text (config, "glib-2.0/settings/keyfile", keyfile);
 
   run_skele_settings (&result, env, "run", dir, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, missing);
   sk_test_assert_contains (result.err, "was not found");
   assert_runs (dir, "");
 
   run_skele_settings (&result, env, "run", dir, "--python", python_path, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "longer than 1 second");
   sk_test_assert_contains (result.err, "1 succeeded, 1 failed");
 
   run_skele_settings (&result, env, "run", dir, "--python", python_path, "--timeout", "2", NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.err, "longer than 2 seconds");
 
   sk_test_remove_tree (config);
@@ -992,7 +903,7 @@ test_in_memory (void)
 {
   g_autofree char *dir = sk_test_make_tmp_dir ("cli");
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   write_process (dir, "1 a\n2 b 1");
   write_script (dir, "a", NULL,
@@ -1005,7 +916,7 @@ test_in_memory (void)
                 "    report(\"twice 21 is \" + str(twice(21)))");
 
   run_skele (&result, "run", dir, "--in-memory", "--events", "json", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   events = parse_events (result.out);
   assert_finished (events, 2, 0, 0, 0, 0, 0);
   sk_test_assert_contains (result.err, "twice 21 is 42");
@@ -1015,12 +926,12 @@ test_in_memory (void)
 
   /* The in-memory mode saved nothing to reuse. */
   run_skele (&result, "run", dir, "--in-memory", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   assert_runs (dir, "a b");
 
   /* Isolated, the lambda has to be pickled, which cannot work. */
   run_skele (&result, "run", dir, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
 
   sk_test_remove_tree (dir);
 }
@@ -1034,18 +945,18 @@ test_example (void)
   g_autofree char *svg = NULL;
   g_autofree char *review = NULL;
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   const char *examples = g_getenv ("SKELE_EXAMPLES_DIR");
 
   g_assert_nonnull (examples);
   source = g_build_filename (examples, "sales-report", NULL);
-  copy_tree (source, workflow);
+  sk_test_copy_folder (source, workflow);
 
   /* The default interpreter, python3 from PATH, runs the example. */
   run_skele_default_python (&result, "validate", workflow, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   run_skele_default_python (&result, "run", workflow, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   /* Of "flag weak region" and "confirm balance" only the first runs: the
    * weakest region, West, has 18% of the revenue, below the 20% of its
    * condition. */
@@ -1075,7 +986,7 @@ test_example (void)
   sk_test_assert_contains (review, "[west_sales.csv](../region_sheets/items/3/west_sales.csv)");
 
   run_skele_default_python (&result, "run", workflow, "--events", "json", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "8 up to date");
   events = parse_events (result.out);
   assert_finished (events, 0, 0, 1, 8, 0, 0);

@@ -89,69 +89,21 @@ assert_before (const char *html,
     g_error ("The page does not have “%s” before “%s”", first, second);
 }
 
-static void
-copy_folder (const char *from,
-             const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *source = g_build_filename (from, name, NULL);
-      g_autofree char *target = g_build_filename (to, name, NULL);
-      g_autofree char *contents = NULL;
-      g_autoptr(GError) error = NULL;
-      gsize length = 0;
-
-      if (g_file_test (source, G_FILE_TEST_IS_DIR))
-        {
-          copy_folder (source, target);
-          continue;
-        }
-      g_file_get_contents (source, &contents, &length, &error);
-      g_assert_no_error (error);
-      g_file_set_contents (target, contents, length, &error);
-      g_assert_no_error (error);
-    }
-}
-
 /* Runs `skele ARGS…` and returns its standard output; the exit status
  * must be 0. */
 static char *
 run_skele (const char *first,
            ...)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
-  const char *arg;
+  g_auto(SkTestResult) result = { 0 };
   va_list args;
 
-  g_ptr_array_add (argv, (char *) skele_bin);
   va_start (args, first);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
+  sk_test_run_valist (&result, SK_TEST_RUN_DEFAULT, NULL, SK_TEST_STRV (skele_bin, first), args);
   va_end (args);
-  g_ptr_array_add (argv, NULL);
+  sk_test_assert_status (&result, 0);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  if (!g_subprocess_get_if_exited (process) || g_subprocess_get_exit_status (process) != 0)
-    g_error ("skele %s failed.\nstdout:\n%s\nstderr:\n%s", first, out, err);
-
-  return g_steal_pointer (&out);
+  return g_steal_pointer (&result.out);
 }
 
 static SkProject *
@@ -413,11 +365,7 @@ need_chromium (void)
   if (chromium != NULL)
     return chromium;
 
-  if (g_strcmp0 (g_getenv ("SKELE_TESTS_ALLOW_MISSING_TOOLS"), "1") == 0)
-    g_test_skip ("chromium is not installed, and SKELE_TESTS_ALLOW_MISSING_TOOLS=1");
-  else
-    g_test_fail_printf ("chromium is not installed: run build-aux/install-deps.sh, or set "
-                        "SKELE_TESTS_ALLOW_MISSING_TOOLS=1 to skip what needs it");
+  sk_test_missing_tool ("chromium");
   return NULL;
 }
 
@@ -441,8 +389,8 @@ test_sales_report (void)
   Colors fresh_colors;
   Colors dark_colors;
 
-  copy_folder (example, ran);
-  copy_folder (example, fresh);
+  sk_test_copy_folder (example, ran);
+  sk_test_copy_folder (example, fresh);
   g_free (run_skele ("run", ran, NULL));
   add_evil_step (ran);
 

@@ -33,40 +33,18 @@ static const char *examples_dir;
 static char *nbconvert_path;
 static char *nbconvert_python;
 
-typedef struct
-{
-  int    status;
-  char  *out;
-  char  *err;
-} Result;
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
 /* Runs @argv (NULL-terminated) in @cwd under a UTF-8 locale; with @home,
  * Jupyter keeps everything of its own below it. */
 static void
-run_argv (Result             *result,
+run_argv (SkTestResult       *result,
           const char         *cwd,
           const char         *home,
           const char * const *argv)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
 
-  result_clear (result);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  g_subprocess_launcher_unsetenv (launcher, "PYTHONPATH");
+  launcher = sk_test_new_launcher (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDERR_PIPE, SK_TEST_RUN_NO_PYTHONPATH);
   if (home != NULL)
     {
       const struct { const char *variable; const char *folder; } folders[] = {
@@ -94,41 +72,27 @@ run_argv (Result             *result,
     }
   if (cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, cwd);
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = g_subprocess_get_if_exited (process)
-                   ? g_subprocess_get_exit_status (process) : -1;
-}
-
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("The command exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
+  sk_test_run_launcher (result, launcher, SK_TEST_RUN_NO_PYTHONPATH, argv);
 }
 
 static void
 export_to (const char *workflow,
            const char *notebook)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_argv (&result, NULL, NULL, SK_TEST_STRV (skele_bin, "export", workflow, "--format",
                                                "ipynb", "-o", notebook));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "Wrote “");
 }
 
 /* Runs the notebook @name in @folder with nbconvert, which writes the run
  * notebook as executed.ipynb beside it. */
 static void
-execute (Result     *result,
-         const char *folder,
-         const char *name)
+execute (SkTestResult *result,
+         const char   *folder,
+         const char   *name)
 {
   g_autofree char *home = g_build_filename (folder, "home", NULL);
 
@@ -173,7 +137,7 @@ cell_key (JsonObject *cell)
 static void
 assert_valid_notebook (const char *path)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   run_argv (&result, NULL, NULL,
             SK_TEST_STRV (nbconvert_python, "-c",
@@ -181,87 +145,13 @@ assert_valid_notebook (const char *path)
                           "nb = nbformat.read(sys.argv[1], as_version=nbformat.NO_CONVERT)\n"
                           "nbformat.validate(nb)\n"
                           "print('valid', nb.nbformat, nb.nbformat_minor)\n", path));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "valid 4 ");
-}
-
-static GBytes *
-read_bytes (const char *folder,
-            const char *relative)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GError) error = NULL;
-
-  mapped = g_mapped_file_new (path, FALSE, &error);
-  if (mapped == NULL)
-    g_error ("%s cannot be read: %s", path, error->message);
-  return g_mapped_file_get_bytes (mapped);
-}
-
-static void
-assert_same_file (const char *expected_folder,
-                  const char *actual_folder,
-                  const char *relative)
-{
-  g_autoptr(GBytes) expected = read_bytes (expected_folder, relative);
-  g_autoptr(GBytes) actual = read_bytes (actual_folder, relative);
-
-  if (!g_bytes_equal (expected, actual))
-    g_error ("%s differs between `skele run` and the notebook.", relative);
-}
-
-static void
-copy_folder (const char *from,
-             const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *source = g_build_filename (from, name, NULL);
-      g_autofree char *target = g_build_filename (to, name, NULL);
-
-      if (g_file_test (source, G_FILE_TEST_IS_DIR))
-        {
-          copy_folder (source, target);
-        }
-      else
-        {
-          g_autofree char *contents = NULL;
-          gsize length = 0;
-          g_autoptr(GError) error = NULL;
-
-          g_file_get_contents (source, &contents, &length, &error);
-          g_assert_no_error (error);
-          g_file_set_contents (target, contents, length, &error);
-          g_assert_no_error (error);
-        }
-    }
-}
-
-/* Writes process.json with the steps in @spec (sk_test_write_spec_process()). */
-static void
-write_process (const char *folder,
-               const char *spec)
-{
-  sk_test_write_spec_process (folder, "notebook test", spec);
 }
 
 #define SUCCEED(value) \
   "    state[\"output\"] = {\"task_status\": \"success\", \"value\": " value "}\n" \
   "    report(\"done \" + describe(state[\"local\"][\"priors\"]))"
-
-static void
-write_step (const char *folder,
-            const char *key,
-            const char *compute)
-{
-  sk_test_write_script (folder, SK_TEST_SCRIPT_TEMPLATE, key, NULL, compute);
-}
 
 /* The example, with conditions, a for-each and a join: the notebook has a
  * Markdown and a code cell per step in the runner's order, each code cell
@@ -279,7 +169,7 @@ test_sales_report (void)
   g_autofree char *run_text = NULL;
   g_autoptr(JsonObject) root = NULL;
   g_autoptr(JsonObject) ran = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   JsonObject *metadata;
   JsonArray *cells;
   guint step = 0;
@@ -352,7 +242,7 @@ test_sales_report (void)
   g_assert_cmpuint (step, ==, 2 * G_N_ELEMENTS (order));
 
   execute (&result, dir, "sales.ipynb");
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   run_text = sk_test_read_text (dir, "executed.ipynb");
   sk_test_assert_contains (run_text, "✓ “load sales” succeeded: Read 96 sales rows");
   sk_test_assert_contains (run_text, "– “confirm balance” skipped: Condition not met");
@@ -361,16 +251,16 @@ test_sales_report (void)
   g_assert_false (sk_test_exists (working, "confirm_balance/confirm_balance.pkl"));
 
   /* `skele run` on a copy of the example makes the same files. */
-  copy_folder (example, copy);
+  sk_test_copy_folder (example, copy);
   run_argv (&result, NULL, NULL, SK_TEST_STRV (skele_bin, "run", copy));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
-    assert_same_file (copy, working, outputs[i]);
+    sk_test_assert_same_file (copy, working, outputs[i]);
 
   /* Without -o the notebook goes to the standard output. */
   run_argv (&result, NULL, NULL, SK_TEST_STRV (skele_bin, "export", example, "--format",
                                                "ipynb"));
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   g_assert_true (g_str_has_prefix (result.out, "{"));
   sk_test_assert_contains (result.out, "\"nbformat\" : 4");
 
@@ -421,11 +311,12 @@ test_gate (void)
   g_autofree char *working = g_build_filename (nb, "workflow-run", NULL);
   g_autofree char *text = NULL;
   g_autofree char *summary = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 prepare\n2 review 1 | {\"approval\": true}\n3 publish 2\n");
-  write_step (workflow, "prepare", SUCCEED ("1"));
-  write_step (workflow, "publish", SUCCEED ("3"));
+  sk_test_write_spec_process (workflow, "notebook test",
+                              "1 prepare\n2 review 1 | {\"approval\": true}\n3 publish 2\n");
+  sk_test_write_step (workflow, "prepare", SUCCEED ("1"));
+  sk_test_write_step (workflow, "publish", SUCCEED ("3"));
   sk_test_write_script (workflow, SK_TEST_SCRIPT_TEMPLATE, "review",
                         "    state[\"got\"] = prior_outputs[\"prepare\"][\"value\"]",
                         "    state[\"output\"] = {\"task_status\": \"success\", "
@@ -457,7 +348,7 @@ test_gate (void)
   set_first_cell (nb, "gate.ipynb", "WORKFLOW_FOLDER = \"workflow-run\"\nAPPROVE = {\"review\"}\n");
   sk_test_remove_tree (working);
   execute (&result, nb, "gate.ipynb");
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   text = sk_test_read_text (nb, "executed.ipynb");
   sk_test_assert_contains (text, "✓ “review” succeeded: reviewed 1");
   summary = sk_test_read_text (working, "publish/publish_summary.txt");
@@ -475,12 +366,12 @@ test_failing_step (void)
   g_autofree char *nb = g_build_filename (dir, "nb", NULL);
   g_autofree char *notebook = g_build_filename (nb, "failing.ipynb", NULL);
   g_autofree char *working = g_build_filename (nb, "workflow-run", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 first\n2 broken 1\n3 after 2\n");
-  write_step (workflow, "first", SUCCEED ("1"));
-  write_step (workflow, "broken", "    1 / 0");
-  write_step (workflow, "after", SUCCEED ("3"));
+  sk_test_write_spec_process (workflow, "notebook test", "1 first\n2 broken 1\n3 after 2\n");
+  sk_test_write_step (workflow, "first", SUCCEED ("1"));
+  sk_test_write_step (workflow, "broken", "    1 / 0");
+  sk_test_write_step (workflow, "after", SUCCEED ("3"));
   g_assert_cmpint (g_mkdir_with_parents (nb, 0755), ==, 0);
   export_to (workflow, notebook);
 
@@ -518,13 +409,14 @@ test_subworkflow (void)
   g_autofree char *working = g_build_filename (nb, "workflow-run", NULL);
   g_autofree char *text = NULL;
   g_autofree char *summary = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 src\n2 flow 1 | {\"workflow\": \"inner\"}\n3 use 2\n");
-  write_step (workflow, "src", SUCCEED ("21"));
-  write_step (workflow, "use", USE_COMPUTE);
-  write_process (inner, "1 double\n");
-  write_step (inner, "double", DOUBLE_COMPUTE);
+  sk_test_write_spec_process (workflow, "notebook test",
+                              "1 src\n2 flow 1 | {\"workflow\": \"inner\"}\n3 use 2\n");
+  sk_test_write_step (workflow, "src", SUCCEED ("21"));
+  sk_test_write_step (workflow, "use", USE_COMPUTE);
+  sk_test_write_spec_process (inner, "notebook test", "1 double\n");
+  sk_test_write_step (inner, "double", DOUBLE_COMPUTE);
   g_assert_cmpint (g_mkdir_with_parents (nb, 0755), ==, 0);
   export_to (workflow, notebook);
   /* The notebook's JSON escapes the quotes and line feeds of the code. */
@@ -534,12 +426,12 @@ test_subworkflow (void)
   sk_test_assert_contains (text, "**Sub-workflow:** it runs the workflow in `inner/`");
 
   execute (&result, nb, "sub.ipynb");
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   summary = sk_test_read_text (working, "use/use_summary.txt");
   sk_test_assert_contains (summary, "used 42");
 
   /* A gate inside stops the notebook at the sub-workflow's step. */
-  write_process (inner, "1 double | {\"approval\": true}\n");
+  sk_test_write_spec_process (inner, "notebook test", "1 double | {\"approval\": true}\n");
   export_to (workflow, notebook);
   sk_test_remove_tree (working);
   execute (&result, nb, "sub.ipynb");
@@ -617,13 +509,8 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
 
-  skele_bin = g_getenv ("SKELE_BIN");
-  examples_dir = g_getenv ("SKELE_EXAMPLES_DIR");
-  if (skele_bin == NULL || examples_dir == NULL)
-    {
-      g_test_skip ("SKELE_BIN and SKELE_EXAMPLES_DIR are not set; run the tests with meson test");
-      return g_test_run ();
-    }
+  if (!sk_test_need_skele (&skele_bin, &examples_dir))
+    return g_test_run ();
 
   nbconvert_path = g_find_program_in_path ("jupyter-nbconvert");
   if (nbconvert_path != NULL)

@@ -20,191 +20,40 @@
 #include "sk-project.h"
 #include "sk-test-util.h"
 
-static const char *skele_bin;
 static const char *examples_dir;
 static char *python_path;
 
-typedef struct
-{
-  int    status;
-  char  *out;
-  char  *err;
-} Result;
-
+/* Runs `python3 run_workflow.py ARGS…` in the exported @folder. The
+ * exported program, like skele, runs without PYTHONPATH: it must not need
+ * anything of the build's. */
 static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-/* Runs @argv (NULL-terminated) in @cwd under a UTF-8 locale. */
-static void
-run_argv (Result             *result,
-          const char         *cwd,
-          const char * const *argv)
-{
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-
-  result_clear (result);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  /* The exported program must not need anything of the build's. */
-  g_subprocess_launcher_unsetenv (launcher, "PYTHONPATH");
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, cwd);
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = g_subprocess_get_if_exited (process)
-                   ? g_subprocess_get_exit_status (process) : -1;
-}
-
-static void
-run_skele (Result     *result,
-           const char *first,
-           ...)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  const char *arg;
-  va_list args;
-
-  g_ptr_array_add (argv, (char *) skele_bin);
-  va_start (args, first);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  run_argv (result, NULL, (const char * const *) argv->pdata);
-}
-
-/* Runs `python3 run_workflow.py ARGS…` in the exported @folder. */
-static void
-run_exported (Result     *result,
-              const char *folder,
+run_exported (SkTestResult *result,
+              const char   *folder,
               ...)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  const char *arg;
+  const char * const prefix[] = { python_path, "run_workflow.py", NULL };
   va_list args;
 
-  g_ptr_array_add (argv, python_path);
-  g_ptr_array_add (argv, (char *) "run_workflow.py");
   va_start (args, folder);
-  for (arg = va_arg (args, const char *); arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
+  sk_test_run_valist (result, SK_TEST_RUN_NO_PYTHONPATH, folder, prefix, args);
   va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  run_argv (result, folder, (const char * const *) argv->pdata);
-}
-
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("The command exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
 }
 
 static void
 export_to (const char *workflow,
            const char *folder)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  run_skele (&result, "export", workflow, "--format", "python", "-o", folder, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", workflow, "--format", "python", "-o", folder, NULL);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "python3 run_workflow.py");
-}
-
-/* Copies the folder @from to @to, as a person copies an example. */
-static void
-copy_folder (const char *from,
-             const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *source = g_build_filename (from, name, NULL);
-      g_autofree char *target = g_build_filename (to, name, NULL);
-
-      if (g_file_test (source, G_FILE_TEST_IS_DIR))
-        {
-          copy_folder (source, target);
-        }
-      else
-        {
-          g_autofree char *contents = NULL;
-          gsize length = 0;
-          g_autoptr(GError) error = NULL;
-
-          g_file_get_contents (source, &contents, &length, &error);
-          g_assert_no_error (error);
-          g_file_set_contents (target, contents, length, &error);
-          g_assert_no_error (error);
-        }
-    }
-}
-
-static GBytes *
-read_bytes (const char *folder,
-            const char *relative)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GError) error = NULL;
-
-  mapped = g_mapped_file_new (path, FALSE, &error);
-  if (mapped == NULL)
-    g_error ("%s cannot be read: %s", path, error->message);
-  return g_mapped_file_get_bytes (mapped);
-}
-
-static void
-assert_same_file (const char *expected_folder,
-                  const char *actual_folder,
-                  const char *relative)
-{
-  g_autoptr(GBytes) expected = read_bytes (expected_folder, relative);
-  g_autoptr(GBytes) actual = read_bytes (actual_folder, relative);
-
-  if (!g_bytes_equal (expected, actual))
-    g_error ("%s differs between `skele run` and the exported program.", relative);
-}
-
-/* Writes process.json with the steps in @spec (sk_test_write_spec_process()). */
-static void
-write_process (const char *folder,
-               const char *spec)
-{
-  sk_test_write_spec_process (folder, "export test", spec);
 }
 
 #define SUCCEED(value) \
   "    state[\"output\"] = {\"task_status\": \"success\", \"value\": " value "}\n" \
   "    report(\"done \" + describe(state[\"local\"][\"priors\"]))"
-
-static void
-write_step (const char *folder,
-            const char *key,
-            const char *compute)
-{
-  sk_test_write_script (folder, SK_TEST_SCRIPT_TEMPLATE, key, NULL, compute);
-}
 
 /* The example, with conditions, a for-each and a join, runs from its
  * export as it runs in Skele-Code, and again. */
@@ -217,7 +66,7 @@ test_sales_report (void)
   g_autofree char *copy = g_build_filename (dir, "copy", NULL);
   g_autofree char *readme = NULL;
   g_autofree char *workflow = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   const char * const outputs[] = {
     "sales_report/report.md",
     "region_review/region_review.md",
@@ -257,7 +106,7 @@ test_sales_report (void)
   sk_test_assert_contains (readme, "every run runs every step again");
 
   run_exported (&result, out, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "✓ “load sales” succeeded: Read 96 sales rows");
   sk_test_assert_contains (result.out, "✓ “region sheets” succeeded: Ran for each of 4 items: "
                                        "4 ran, 0 skipped, 0 failed.");
@@ -269,25 +118,25 @@ test_sales_report (void)
   g_assert_false (sk_test_exists (out, "confirm_balance/confirm_balance.pkl"));
 
   /* `skele run` on a copy of the example makes the same files. */
-  copy_folder (example, copy);
-  run_skele (&result, "run", copy, NULL);
-  assert_status (&result, 0);
+  sk_test_copy_folder (example, copy);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH, "run", copy, NULL);
+  sk_test_assert_status (&result, 0);
   for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
-    assert_same_file (copy, out, outputs[i]);
+    sk_test_assert_same_file (copy, out, outputs[i]);
 
   /* Running it again runs everything again, to the same files. */
   run_exported (&result, out, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "8 succeeded, 0 failed, 1 skipped");
   for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
-    assert_same_file (copy, out, outputs[i]);
+    sk_test_assert_same_file (copy, out, outputs[i]);
 
   /* One step alone reads the others' results of the last run. */
   run_exported (&result, out, "--only", "sales_report", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "Running 1 step of “sales report”.");
   sk_test_assert_contains (result.out, "✓ “sales report” succeeded");
-  assert_same_file (copy, out, "sales_report/report.md");
+  sk_test_assert_same_file (copy, out, "sales_report/report.md");
 
   sk_test_remove_tree (dir);
 }
@@ -307,11 +156,11 @@ test_gate (void)
   g_autofree char *out = g_build_filename (dir, "out", NULL);
   g_autofree char *summary = NULL;
   g_autofree char *readme = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, gate_spec);
-  write_step (workflow, "prepare", SUCCEED ("1"));
-  write_step (workflow, "publish", SUCCEED ("3"));
+  sk_test_write_spec_process (workflow, "export test", gate_spec);
+  sk_test_write_step (workflow, "prepare", SUCCEED ("1"));
+  sk_test_write_step (workflow, "publish", SUCCEED ("3"));
   /* The gate's script uses what it received. */
   sk_test_write_script (workflow, SK_TEST_SCRIPT_TEMPLATE, "review",
                         "    state[\"got\"] = prior_outputs[\"prepare\"][\"value\"]",
@@ -323,7 +172,7 @@ test_gate (void)
   sk_test_assert_contains (readme, "- **review** (`review/`), an approval gate\n");
 
   run_exported (&result, out, NULL);
-  assert_status (&result, 3);
+  sk_test_assert_status (&result, 3);
   sk_test_assert_contains (result.out, "✓ “prepare” succeeded");
   sk_test_assert_contains (result.out, "‖ “review” waits for approval; the steps after it were "
                                        "not run.");
@@ -335,11 +184,11 @@ test_gate (void)
 
   /* Only a gate can be approved. */
   run_exported (&result, out, "--approve", "publish", NULL);
-  assert_status (&result, 2);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "“publish”, which is not the key of an approval gate");
 
   run_exported (&result, out, "--approve", "review", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "✓ “review” succeeded: reviewed 1");
   sk_test_assert_contains (result.out, "✓ “publish” succeeded: done review=2");
   summary = sk_test_read_text (out, "publish/publish_summary.txt");
@@ -356,16 +205,16 @@ test_failing_step (void)
   g_autofree char *dir = sk_test_make_tmp_dir ("export-python");
   g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 first\n2 broken 1\n3 after 2\n");
-  write_step (workflow, "first", SUCCEED ("1"));
-  write_step (workflow, "broken", "    1 / 0");
-  write_step (workflow, "after", SUCCEED ("3"));
+  sk_test_write_spec_process (workflow, "export test", "1 first\n2 broken 1\n3 after 2\n");
+  sk_test_write_step (workflow, "first", SUCCEED ("1"));
+  sk_test_write_step (workflow, "broken", "    1 / 0");
+  sk_test_write_step (workflow, "after", SUCCEED ("3"));
   export_to (workflow, out);
 
   run_exported (&result, out, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.out, "✓ “first” succeeded");
   sk_test_assert_contains (result.out, "✗ “broken” failed: ZeroDivisionError: division by zero "
                                        "in compute()");
@@ -388,20 +237,21 @@ test_step_processes (void)
   g_autofree char *dir = sk_test_make_tmp_dir ("export-python");
   g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 crash\n2 slow\n3 where\n");
-  write_step (workflow, "crash", "    import os\n    os.abort()");
-  write_step (workflow, "slow", "    import time\n    time.sleep(60)");
-  write_step (workflow, "where",
-              "    import os, sys\n"
-              "    main = os.path.basename(sys.modules[\"__main__\"].__file__)\n"
-              "    state[\"output\"] = {\"task_status\": \"success\", \"pid\": os.getpid()}\n"
-              "    report(\"main \" + main)");
+  sk_test_write_spec_process (workflow, "export test", "1 crash\n2 slow\n3 where\n");
+  sk_test_write_step (workflow, "crash", "    import os\n    os.abort()");
+  sk_test_write_step (workflow, "slow", "    import time\n    time.sleep(60)");
+  sk_test_write_step (workflow, "where",
+                      "    import os, sys\n"
+                      "    main = os.path.basename(sys.modules[\"__main__\"].__file__)\n"
+                      "    state[\"output\"] = {\"task_status\": \"success\", "
+                      "\"pid\": os.getpid()}\n"
+                      "    report(\"main \" + main)");
   export_to (workflow, out);
 
   run_exported (&result, out, "--timeout", "2", NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.out, "✗ “crash” failed: The step was ended by signal 6.");
   sk_test_assert_contains (result.out, "✗ “slow” failed: The step took longer than 2 seconds "
                                        "and was stopped.");
@@ -420,19 +270,20 @@ test_no_code (void)
   g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
   g_autofree char *readme = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 first\n2 empty 1\n3 after 2\n4 other 1\n");
-  write_step (workflow, "first", SUCCEED ("1"));
-  write_step (workflow, "after", SUCCEED ("3"));
-  write_step (workflow, "other", SUCCEED ("4"));
+  sk_test_write_spec_process (workflow, "export test",
+                              "1 first\n2 empty 1\n3 after 2\n4 other 1\n");
+  sk_test_write_step (workflow, "first", SUCCEED ("1"));
+  sk_test_write_step (workflow, "after", SUCCEED ("3"));
+  sk_test_write_step (workflow, "other", SUCCEED ("4"));
   export_to (workflow, out);
   readme = sk_test_read_text (out, "README.md");
   sk_test_assert_contains (readme, "These steps have no code yet, so the run fails at them: "
                                    "“empty” (empty/empty.py).");
 
   run_exported (&result, out, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.out, "✗ “empty” has no code: This step has no code yet: "
                                        "empty/empty.py does not exist.");
   sk_test_assert_contains (result.out, "– “after” skipped: Not run: it needs “empty”, which has "
@@ -454,12 +305,13 @@ test_refused (void)
   g_autofree char *empty = g_build_filename (dir, "empty", NULL);
   g_autofree char *notes = NULL;
   g_autoptr(GDir) listing = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   guint count = 0;
 
   sk_test_write_text (full, "notes.txt", "mine");
-  run_skele (&result, "export", example, "--format", "python", "-o", full, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", example, "--format", "python", "-o", full, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "holds files already. Choose an empty or new folder, so "
                                        "that nothing is overwritten.");
   notes = sk_test_read_text (full, "notes.txt");
@@ -469,12 +321,14 @@ test_refused (void)
     count++;
   g_assert_cmpuint (count, ==, 1);
 
-  run_skele (&result, "export", example, "--format", "python", "-o", file, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", example, "--format", "python", "-o", file, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "is a file, not a folder");
 
-  run_skele (&result, "export", example, "--format", "python", NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", example, "--format", "python", NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "give a new or empty one with -o FOLDER");
 
   /* An empty folder is fine. */
@@ -525,20 +379,20 @@ test_conditions (void)
   g_autofree char *workflow = g_build_filename (dir, "workflow", NULL);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
   g_autofree char *readme = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, conditions_spec);
-  write_step (workflow, "score", SUCCEED ("7"));
+  sk_test_write_spec_process (workflow, "export test", conditions_spec);
+  sk_test_write_step (workflow, "score", SUCCEED ("7"));
   /* Imports that are never run still tell what to install. */
-  write_step (workflow, "high", "    if False:\n"
-                                "        import numpy.linalg as la, json  # two modules\n"
-                                "        from requests import get\n"
-                                "        from . import sibling\n"
-                                SUCCEED ("2"));
-  write_step (workflow, "low", SUCCEED ("3"));
-  write_step (workflow, "after_low", SUCCEED ("4"));
-  write_step (workflow, "both", SUCCEED ("5"));
-  write_step (workflow, "odd", SUCCEED ("6"));
+  sk_test_write_step (workflow, "high", "    if False:\n"
+                                        "        import numpy.linalg as la, json  # two modules\n"
+                                        "        from requests import get\n"
+                                        "        from . import sibling\n"
+                                        SUCCEED ("2"));
+  sk_test_write_step (workflow, "low", SUCCEED ("3"));
+  sk_test_write_step (workflow, "after_low", SUCCEED ("4"));
+  sk_test_write_step (workflow, "both", SUCCEED ("5"));
+  sk_test_write_step (workflow, "odd", SUCCEED ("6"));
   export_to (workflow, out);
   readme = sk_test_read_text (out, "README.md");
   sk_test_assert_contains (readme, "install them first, for example with pip: `numpy`, "
@@ -549,7 +403,7 @@ test_conditions (void)
                                    "`output['value'] > 5`\n");
 
   run_exported (&result, out, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.out, "✓ “high” succeeded");
   sk_test_assert_contains (result.out, "– “low” skipped: Condition not met: after “score”, "
                                        "“high” was taken.");
@@ -591,14 +445,15 @@ test_subworkflow (void)
   g_autofree char *inner_out = g_build_filename (out, "inner", NULL);
   g_autofree char *summary = NULL;
   g_autofree char *readme = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  write_process (workflow, "1 src\n2 flow 1 | {\"workflow\": \"inner\"}\n3 use 2\n");
-  write_step (workflow, "src", SUCCEED ("21"));
-  write_step (workflow, "use", USE_COMPUTE);
-  write_process (inner, "1 double\n2 answer 1\n");
-  write_step (inner, "double", DOUBLE_COMPUTE);
-  write_step (inner, "answer", ANSWER_COMPUTE);
+  sk_test_write_spec_process (workflow, "export test",
+                              "1 src\n2 flow 1 | {\"workflow\": \"inner\"}\n3 use 2\n");
+  sk_test_write_step (workflow, "src", SUCCEED ("21"));
+  sk_test_write_step (workflow, "use", USE_COMPUTE);
+  sk_test_write_spec_process (inner, "export test", "1 double\n2 answer 1\n");
+  sk_test_write_step (inner, "double", DOUBLE_COMPUTE);
+  sk_test_write_step (inner, "answer", ANSWER_COMPUTE);
   export_to (workflow, out);
   g_assert_true (sk_test_exists (out, "inner/plan.json"));
   g_assert_true (sk_test_exists (out, "inner/workflow.json"));
@@ -608,7 +463,7 @@ test_subworkflow (void)
                                    "- **double** (`inner/double/`)");
 
   run_exported (&result, out, NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "  ✓ “double” succeeded: doubled 21");
   sk_test_assert_contains (result.out, "  ✓ “answer” succeeded: answer 42");
   sk_test_assert_contains (result.out, "✓ “flow” succeeded: Ran the workflow in “inner”: "
@@ -619,7 +474,7 @@ test_subworkflow (void)
   /* A failure inside fails the step, named. */
   sk_test_write_script (inner_out, SK_TEST_SCRIPT_TEMPLATE, "answer", NULL, "    1 / 0");
   run_exported (&result, out, NULL);
-  assert_status (&result, 1);
+  sk_test_assert_status (&result, 1);
   sk_test_assert_contains (result.out, "✗ “flow” failed: “answer” in the workflow “inner” "
                                        "failed: ZeroDivisionError: division by zero in compute()");
 
@@ -635,13 +490,8 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
 
-  skele_bin = g_getenv ("SKELE_BIN");
-  examples_dir = g_getenv ("SKELE_EXAMPLES_DIR");
-  if (skele_bin == NULL || examples_dir == NULL)
-    {
-      g_test_skip ("SKELE_BIN and SKELE_EXAMPLES_DIR are not set; run the tests with meson test");
-      return g_test_run ();
-    }
+  if (!sk_test_need_skele (NULL, &examples_dir))
+    return g_test_run ();
 
   if (python3 == NULL)
     {

@@ -37,22 +37,6 @@
 static const char *skele_bin;
 static const char *examples_dir;
 
-typedef struct
-{
-  int    status;
-  char  *out;
-  char  *err;
-} Result;
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
 /* The cluster of one test: its tool, its folder and ports, and the watcher
  * that stops it. */
 typedef struct
@@ -70,13 +54,10 @@ static GSubprocessLauncher *
 new_launcher (Cluster           *cluster,
               GSubprocessFlags   flags)
 {
-  GSubprocessLauncher *launcher = g_subprocess_launcher_new (flags);
+  /* The exported workflow must not need anything of the build's. */
+  GSubprocessLauncher *launcher = sk_test_new_launcher (flags, SK_TEST_RUN_NO_PYTHONPATH);
   g_autofree char *user = NULL;
 
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  /* The exported workflow must not need anything of the build's. */
-  g_subprocess_launcher_unsetenv (launcher, "PYTHONPATH");
   if (cluster != NULL)
     {
       g_subprocess_launcher_setenv (launcher, "SLURM_LOCAL_DIR", cluster->dir, TRUE);
@@ -104,179 +85,19 @@ end_with_test (gpointer data)
 /* Runs @argv (NULL-terminated) in @cwd, with the cluster's environment
  * when @cluster is not %NULL. */
 static void
-run_argv (Result             *result,
+run_argv (SkTestResult       *result,
           Cluster            *cluster,
           const char         *cwd,
           const char * const *argv)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
 
-  result_clear (result);
   launcher = new_launcher (cluster, G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                     G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_child_setup (launcher, end_with_test, NULL, NULL);
   if (cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, cwd);
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = g_subprocess_get_if_exited (process)
-                   ? g_subprocess_get_exit_status (process) : -1;
-}
-
-static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("The command exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
-}
-
-/* Copies the folder @from to @to, as a person copies a workflow. */
-static void
-copy_folder (const char *from,
-             const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *source = g_build_filename (from, name, NULL);
-      g_autofree char *target = g_build_filename (to, name, NULL);
-
-      if (g_file_test (source, G_FILE_TEST_IS_DIR))
-        {
-          copy_folder (source, target);
-        }
-      else
-        {
-          g_autofree char *contents = NULL;
-          gsize length = 0;
-          g_autoptr(GError) error = NULL;
-
-          g_file_get_contents (source, &contents, &length, &error);
-          g_assert_no_error (error);
-          g_file_set_contents (target, contents, length, &error);
-          g_assert_no_error (error);
-        }
-    }
-}
-
-/* Orders an array of strings, for g_ptr_array_sort(). */
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-static const char * const workflow_files[] = {
-  "process.json", "plan.json", "workflow.json", "Snakefile", "config.yaml", "LOSSES.md",
-  "README.md", "run_workflow.py", "skele_harness.py",
-};
-
-static gboolean
-is_workflow_file (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (workflow_files); i++)
-    if (g_str_equal (name, workflow_files[i]))
-      return TRUE;
-
-  return FALSE;
-}
-
-/* Adds to @files the paths, below @root, of the files that the steps in
- * the folder @relative hold: everything but the bookkeeping, the tests,
- * Python's caches, Snakemake's folder and, in a workflow's own folder, the
- * files of the workflow and of its export. */
-static void
-list_step_files (const char *root,
-                 const char *relative,
-                 GPtrArray  *files)
-{
-  g_autofree char *path = g_build_filename (root, relative, NULL);
-  g_autofree char *plan = g_build_filename (path, "plan.json", NULL);
-  g_autofree char *process = g_build_filename (path, "process.json", NULL);
-  gboolean workflow_folder = g_file_test (plan, G_FILE_TEST_EXISTS) ||
-                             g_file_test (process, G_FILE_TEST_EXISTS);
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (relative, name, NULL);
-      g_autofree char *child_path = g_build_filename (root, child, NULL);
-
-      if (g_str_equal (name, ".skele") || g_str_equal (name, "test") ||
-          g_str_equal (name, "__pycache__") || g_str_equal (name, ".snakemake"))
-        continue;
-      if (workflow_folder && (is_workflow_file (name) || g_str_equal (name, "profiles")))
-        continue;
-
-      if (g_file_test (child_path, G_FILE_TEST_IS_DIR))
-        list_step_files (root, child, files);
-      else
-        g_ptr_array_add (files, g_steal_pointer (&child));
-    }
-}
-
-static char *
-joined_step_files (const char *root)
-{
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-
-  list_step_files (root, "", files);
-  g_ptr_array_sort (files, compare_strings);
-  g_ptr_array_add (files, NULL);
-  return g_strjoinv ("\n", (char **) files->pdata);
-}
-
-static GBytes *
-read_bytes (const char *folder,
-            const char *relative)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GError) error = NULL;
-
-  mapped = g_mapped_file_new (path, FALSE, &error);
-  if (mapped == NULL)
-    g_error ("%s cannot be read: %s", path, error->message);
-  return g_mapped_file_get_bytes (mapped);
-}
-
-/* The steps left the same files, byte for byte, in the workflow that
- * `skele run` ran and in the export that Snakemake ran; @expected names
- * some that must be among them. */
-static void
-assert_same_outputs (const char         *ran,
-                     const char         *exported,
-                     const char * const *expected)
-{
-  g_autofree char *ran_files = joined_step_files (ran);
-  g_autofree char *exported_files = joined_step_files (exported);
-  g_auto(GStrv) files = g_strsplit (ran_files, "\n", -1);
-
-  g_assert_cmpstr (exported_files, ==, ran_files);
-  for (guint i = 0; expected[i] != NULL; i++)
-    g_assert_true (g_strv_contains ((const char * const *) files, expected[i]));
-
-  for (guint i = 0; files[i] != NULL; i++)
-    {
-      g_autoptr(GBytes) want = read_bytes (ran, files[i]);
-      g_autoptr(GBytes) got = read_bytes (exported, files[i]);
-
-      if (!g_bytes_equal (want, got))
-        g_error ("%s differs between `skele run` and Snakemake on Slurm.", files[i]);
-    }
+  sk_test_run_launcher (result, launcher, SK_TEST_RUN_NO_PYTHONPATH, argv);
 }
 
 /* A TCP port on the loopback that nothing listens on now, so that the
@@ -366,7 +187,7 @@ cluster_start (Cluster *cluster)
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *log = g_build_filename (cluster->top, "stop.log", NULL);
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   const char *watcher_argv[] = {
     "setsid", "sh", "-c", "cat >/dev/null; exec \"$0\" stop", cluster->tool, NULL
   };
@@ -381,7 +202,7 @@ cluster_start (Cluster *cluster)
   g_assert_no_error (error);
 
   run_argv (&result, cluster, NULL, start_argv);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.out, "cluster ready");
 }
 
@@ -393,7 +214,7 @@ cluster_teardown (Cluster       *cluster,
     {
       g_autoptr(GError) error = NULL;
       g_autofree char *status_out = NULL;
-      g_auto(Result) result = { 0 };
+      g_auto(SkTestResult) result = { 0 };
       const char *status_argv[] = { cluster->tool, "status", NULL };
 
       /* The end of its input tells the watcher to stop the cluster. */
@@ -434,7 +255,7 @@ test_sales_report (Cluster       *cluster,
   g_autofree char *snakefile = NULL;
   g_autofree char *output = NULL;
   g_autofree char *python = g_find_program_in_path ("/usr/bin/python3");
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   const char *snakemake_argv[] = {
     "snakemake", "--profile", "profiles/slurm-7", "--max-status-checks-per-second", "1", NULL
   };
@@ -457,7 +278,7 @@ test_sales_report (Cluster       *cluster,
     };
 
     run_argv (&result, NULL, NULL, export_argv);
-    assert_status (&result, 0);
+    sk_test_assert_status (&result, 0);
   }
   snakefile = sk_test_read_text (out, "Snakefile");
   sk_test_assert_contains (snakefile, "\nlocalrules:\n    all\n\n");
@@ -468,7 +289,7 @@ test_sales_report (Cluster       *cluster,
   run_argv (&result, cluster, out, snakemake_argv);
   g_test_message ("Snakemake ran the example on Slurm in %.1f s.",
                   (g_get_monotonic_time () - started) / 1e6);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   output = g_strconcat (result.out, result.err, NULL);
 
   for (p = strstr (output, "submitted with SLURM jobid"); p != NULL;
@@ -496,14 +317,14 @@ test_sales_report (Cluster       *cluster,
     }
   sk_test_assert_contains (output, "10 of 10 steps (100%) done");
 
-  copy_folder (example, copy);
+  sk_test_copy_folder (example, copy);
   {
     const char *run_argv_[] = { skele_bin, "run", copy, "--python", python, NULL };
 
     run_argv (&result, NULL, NULL, run_argv_);
-    assert_status (&result, 0);
+    sk_test_assert_status (&result, 0);
   }
-  assert_same_outputs (copy, out, expected);
+  sk_test_assert_same_outputs (copy, out, expected);
 }
 
 int
@@ -512,13 +333,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  skele_bin = g_getenv ("SKELE_BIN");
-  examples_dir = g_getenv ("SKELE_EXAMPLES_DIR");
-  if (skele_bin == NULL || examples_dir == NULL)
-    {
-      g_test_skip ("SKELE_BIN and SKELE_EXAMPLES_DIR are not set; run the tests with meson test");
-      return g_test_run ();
-    }
+  if (!sk_test_need_skele (&skele_bin, &examples_dir))
+    return g_test_run ();
 
   g_test_add ("/export-slurm/sales-report", Cluster, NULL,
               cluster_setup, test_sales_report, cluster_teardown);

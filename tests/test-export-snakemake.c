@@ -37,102 +37,24 @@ static const char *examples_dir;
 static char *snakemake_path;
 static char *python_path;
 
-typedef struct
-{
-  int    status;
-  char  *out;
-  char  *err;
-} Result;
-
+/* Runs `snakemake ARGS…` in the exported @folder. Snakemake, like skele,
+ * runs without PYTHONPATH: the exported workflow must not need anything of
+ * the build's. */
 static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-/* Runs @argv (NULL-terminated) in @cwd under a UTF-8 locale. */
-static void
-run_argv (Result             *result,
-          const char         *cwd,
-          const char * const *argv)
-{
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-
-  result_clear (result);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  /* The exported workflow must not need anything of the build's. */
-  g_subprocess_launcher_unsetenv (launcher, "PYTHONPATH");
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, cwd);
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = g_subprocess_get_if_exited (process)
-                   ? g_subprocess_get_exit_status (process) : -1;
-}
-
-static void
-run_list (Result     *result,
-          const char *cwd,
-          const char *program,
-          va_list     args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  const char *arg;
-
-  g_ptr_array_add (argv, (char *) program);
-  for (arg = va_arg (args, const char *); arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
-  g_ptr_array_add (argv, NULL);
-
-  run_argv (result, cwd, (const char * const *) argv->pdata);
-}
-
-/* Runs `skele ARGS…`. */
-static void
-run_skele (Result *result,
-           ...)
-{
-  va_list args;
-
-  va_start (args, result);
-  run_list (result, NULL, skele_bin, args);
-  va_end (args);
-}
-
-/* Runs `snakemake ARGS…` in the exported @folder. */
-static void
-run_snakemake (Result     *result,
-               const char *folder,
+run_snakemake (SkTestResult *result,
+               const char   *folder,
                ...)
 {
   va_list args;
 
   va_start (args, folder);
-  run_list (result, folder, snakemake_path, args);
+  sk_test_run_valist (result, SK_TEST_RUN_NO_PYTHONPATH, folder,
+                      SK_TEST_STRV (snakemake_path), args);
   va_end (args);
 }
 
 static void
-assert_status (Result *result,
-               int     expected)
-{
-  if (result->status != expected)
-    g_error ("The command exited with %d instead of %d.\nstdout:\n%s\nstderr:\n%s",
-             result->status, expected, result->out, result->err);
-}
-
-static void
-assert_failed (Result *result)
+assert_failed (SkTestResult *result)
 {
   if (result->status <= 0)
     g_error ("The command exited with %d instead of failing.\nstdout:\n%s\nstderr:\n%s",
@@ -142,7 +64,7 @@ assert_failed (Result *result)
 /* What Snakemake printed: it logs to the standard error, and the rules'
  * commands print to the standard output. */
 static char *
-output_of (Result *result)
+output_of (SkTestResult *result)
 {
   return g_strconcat (result->out, result->err, NULL);
 }
@@ -151,10 +73,11 @@ static void
 export_to (const char *workflow,
            const char *folder)
 {
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
-  run_skele (&result, "export", workflow, "--format", "snakemake", "-o", folder, NULL);
-  assert_status (&result, 0);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", workflow, "--format", "snakemake", "-o", folder, NULL);
+  sk_test_assert_status (&result, 0);
   sk_test_assert_contains (result.err, "snakemake --cores 4");
   g_assert_true (sk_test_exists (folder, "Snakefile"));
 }
@@ -165,167 +88,16 @@ static void
 skele_run (const char *folder,
            ...)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_auto(Result) result = { 0 };
-  const char *arg;
+  g_auto(SkTestResult) result = { 0 };
+  const char * const prefix[] = {
+    skele_bin, "run", folder, "--python", python_path, NULL
+  };
   va_list args;
 
-  g_ptr_array_add (argv, (char *) skele_bin);
-  g_ptr_array_add (argv, (char *) "run");
-  g_ptr_array_add (argv, (char *) folder);
-  g_ptr_array_add (argv, (char *) "--python");
-  g_ptr_array_add (argv, python_path);
   va_start (args, folder);
-  for (arg = va_arg (args, const char *); arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
+  sk_test_run_valist (&result, SK_TEST_RUN_NO_PYTHONPATH, NULL, prefix, args);
   va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  run_argv (&result, NULL, (const char * const *) argv->pdata);
-  assert_status (&result, 0);
-}
-
-/* Copies the folder @from to @to, as a person copies a workflow. */
-static void
-copy_folder (const char *from,
-             const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0755), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *source = g_build_filename (from, name, NULL);
-      g_autofree char *target = g_build_filename (to, name, NULL);
-
-      if (g_file_test (source, G_FILE_TEST_IS_DIR))
-        {
-          copy_folder (source, target);
-        }
-      else
-        {
-          g_autofree char *contents = NULL;
-          gsize length = 0;
-          g_autoptr(GError) error = NULL;
-
-          g_file_get_contents (source, &contents, &length, &error);
-          g_assert_no_error (error);
-          g_file_set_contents (target, contents, length, &error);
-          g_assert_no_error (error);
-        }
-    }
-}
-
-/* Orders an array of strings, for g_ptr_array_sort() and qsort(). */
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-static const char * const workflow_files[] = {
-  "process.json", "plan.json", "workflow.json", "Snakefile", "config.yaml", "LOSSES.md",
-  "README.md", "run_workflow.py", "skele_harness.py",
-};
-
-static gboolean
-is_workflow_file (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (workflow_files); i++)
-    if (g_str_equal (name, workflow_files[i]))
-      return TRUE;
-
-  return FALSE;
-}
-
-/* Adds to @files the paths, below @root, of the files that the steps in
- * the folder @relative hold: everything but the bookkeeping, the tests,
- * Python's caches, Snakemake's folder and, in a workflow's own folder, the
- * files of the workflow and of its export. */
-static void
-list_step_files (const char *root,
-                 const char *relative,
-                 GPtrArray  *files)
-{
-  g_autofree char *path = g_build_filename (root, relative, NULL);
-  g_autofree char *plan = g_build_filename (path, "plan.json", NULL);
-  g_autofree char *process = g_build_filename (path, "process.json", NULL);
-  gboolean workflow_folder = g_file_test (plan, G_FILE_TEST_EXISTS) ||
-                             g_file_test (process, G_FILE_TEST_EXISTS);
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (relative, name, NULL);
-      g_autofree char *child_path = g_build_filename (root, child, NULL);
-
-      if (g_str_equal (name, ".skele") || g_str_equal (name, "test") ||
-          g_str_equal (name, "__pycache__") || g_str_equal (name, ".snakemake"))
-        continue;
-      if (workflow_folder && (is_workflow_file (name) || g_str_equal (name, "profiles")))
-        continue;
-
-      if (g_file_test (child_path, G_FILE_TEST_IS_DIR))
-        list_step_files (root, child, files);
-      else
-        g_ptr_array_add (files, g_steal_pointer (&child));
-    }
-}
-
-static char *
-joined_step_files (const char *root)
-{
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-
-  list_step_files (root, "", files);
-  g_ptr_array_sort (files, compare_strings);
-  g_ptr_array_add (files, NULL);
-  return g_strjoinv ("\n", (char **) files->pdata);
-}
-
-static GBytes *
-read_bytes (const char *folder,
-            const char *relative)
-{
-  g_autofree char *path = g_build_filename (folder, relative, NULL);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GError) error = NULL;
-
-  mapped = g_mapped_file_new (path, FALSE, &error);
-  if (mapped == NULL)
-    g_error ("%s cannot be read: %s", path, error->message);
-  return g_mapped_file_get_bytes (mapped);
-}
-
-/* The steps left the same files, byte for byte, in the workflow that
- * `skele run` ran and in the export that Snakemake ran; @expected names
- * some that must be among them. */
-static void
-assert_same_outputs (const char         *ran,
-                     const char         *exported,
-                     const char * const *expected)
-{
-  g_autofree char *ran_files = joined_step_files (ran);
-  g_autofree char *exported_files = joined_step_files (exported);
-  g_auto(GStrv) files = g_strsplit (ran_files, "\n", -1);
-
-  g_assert_cmpstr (exported_files, ==, ran_files);
-  for (guint i = 0; expected[i] != NULL; i++)
-    g_assert_true (g_strv_contains ((const char * const *) files, expected[i]));
-
-  for (guint i = 0; files[i] != NULL; i++)
-    {
-      g_autoptr(GBytes) want = read_bytes (ran, files[i]);
-      g_autoptr(GBytes) got = read_bytes (exported, files[i]);
-
-      if (!g_bytes_equal (want, got))
-        g_error ("%s differs between `skele run` and Snakemake.", files[i]);
-    }
+  sk_test_assert_status (&result, 0);
 }
 
 /* The state that run_workflow.py recorded for the step @key. */
@@ -349,54 +121,34 @@ modified_ns (const char *path)
   return (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
 }
 
-static void
-add_times (const char *root,
-           const char *relative,
-           GHashTable *times)
+/* Snakemake logs every run in its own folder. */
+static gboolean
+is_snakemake_folder (const char *folder,
+                     const char *name)
 {
-  g_autofree char *path = g_build_filename (root, relative, NULL);
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (relative, name, NULL);
-      g_autofree char *child_path = g_build_filename (root, child, NULL);
-
-      /* Snakemake logs every run in its own folder. */
-      if (g_str_equal (name, ".snakemake"))
-        continue;
-      if (g_file_test (child_path, G_FILE_TEST_IS_DIR))
-        add_times (root, child, times);
-      else
-        g_hash_table_insert (times, g_steal_pointer (&child),
-                             g_strdup_printf ("%" G_GINT64_FORMAT, modified_ns (child_path)));
-    }
+  return g_str_equal (name, ".snakemake");
 }
 
 /* Every file below @root with its time of modification, one a line. */
 static char *
 file_times (const char *root)
 {
-  g_autoptr(GHashTable) times = g_hash_table_new_full (g_str_hash, g_str_equal,
-                                                       g_free, g_free);
-  g_autofree const char **paths = NULL;
-  g_autoptr(GString) out = g_string_new (NULL);
-  guint n = 0;
+  g_autoptr(GPtrArray) files = sk_test_list_files (root, is_snakemake_folder);
+  GString *out = g_string_new (NULL);
 
-  add_times (root, "", times);
-  paths = (const char **) g_hash_table_get_keys_as_array (times, &n);
-  qsort (paths, n, sizeof (char *), compare_strings);
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf (out, "%s %s\n", paths[i],
-                            (const char *) g_hash_table_lookup (times, paths[i]));
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *relative = g_ptr_array_index (files, i);
+      g_autofree char *path = g_build_filename (root, relative, NULL);
+
+      g_string_append_printf (out, "%s %" G_GINT64_FORMAT "\n", relative, modified_ns (path));
+    }
+  return g_string_free (out, FALSE);
 }
 
 /* The rules that Snakemake ran, sorted and joined by commas. */
 static char *
-rules_run (Result *result)
+rules_run (SkTestResult *result)
 {
   g_autofree char *output = output_of (result);
   g_auto(GStrv) lines = g_strsplit (output, "\n", -1);
@@ -415,17 +167,9 @@ rules_run (Result *result)
       if (g_str_has_suffix (line, ":"))
         g_ptr_array_add (rules, g_strndup (line, strlen (line) - 1));
     }
-  g_ptr_array_sort (rules, compare_strings);
+  g_ptr_array_sort (rules, sk_test_compare_strings);
   g_ptr_array_add (rules, NULL);
   return g_strjoinv (",", (char **) rules->pdata);
-}
-
-/* Writes process.json with the steps in @spec (sk_test_write_spec_process()). */
-static void
-write_process (const char *folder,
-               const char *spec)
-{
-  sk_test_write_spec_process (folder, "snakemake test", spec);
 }
 
 /* The body of compute() for a step that succeeds with "value" @value and
@@ -436,14 +180,6 @@ write_process (const char *folder,
   "        f.write(KEY + \" \" + describe(state[\"local\"][\"priors\"]) + \"\\n\")\n" \
   "    report(\"done \" + describe(state[\"local\"][\"priors\"]))"
 
-static void
-write_step (const char *folder,
-            const char *key,
-            const char *compute)
-{
-  sk_test_write_script (folder, SK_TEST_SCRIPT_TEMPLATE, key, NULL, compute);
-}
-
 /* Snakemake as well as `skele run` needs them; %FALSE when the test was
  * failed or skipped. */
 static gboolean
@@ -452,11 +188,7 @@ need_snakemake (void)
   if (snakemake_path != NULL)
     return TRUE;
 
-  if (g_strcmp0 (g_getenv ("SKELE_TESTS_ALLOW_MISSING_TOOLS"), "1") == 0)
-    g_test_skip ("snakemake is not installed, and SKELE_TESTS_ALLOW_MISSING_TOOLS=1");
-  else
-    g_test_fail_printf ("snakemake is not installed: run build-aux/install-deps.sh, or set "
-                        "SKELE_TESTS_ALLOW_MISSING_TOOLS=1 to skip what needs it");
+  sk_test_missing_tool ("snakemake");
   return FALSE;
 }
 
@@ -491,7 +223,7 @@ test_sales_report (void)
   g_autofree char *rules = NULL;
   g_autofree char *script = NULL;
   g_autofree char *edited = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   const char * const *unchanged = SK_TEST_STRV ("load_sales", "revenue_by_region",
                                                 "region_sheets", "flag_weak_region",
                                                 "confirm_balance", "region_review");
@@ -504,16 +236,16 @@ test_sales_report (void)
     return;
 
   export_to (example, out);
-  copy_folder (example, copy);
+  sk_test_copy_folder (example, copy);
   skele_run (copy, NULL);
 
   run_snakemake (&result, out, "--cores", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   rules = rules_run (&result);
   g_assert_cmpstr (rules, ==, "all,confirm_balance,flag_weak_region,load_sales,monthly_totals,"
                               "region_review,region_sheets,revenue_by_region,revenue_chart,"
                               "sales_report");
-  assert_same_outputs (copy, out, example_outputs);
+  sk_test_assert_same_outputs (copy, out, example_outputs);
 
   /* The step whose condition is not met is recorded as skipped, and has no
    * output, as in Skele-Code. */
@@ -528,7 +260,7 @@ test_sales_report (void)
   /* Nothing to do, and nothing touched. */
   before = file_times (out);
   run_snakemake (&result, out, "--cores", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   output = output_of (&result);
   sk_test_assert_contains (output, "Nothing to be done");
   g_clear_pointer (&rules, g_free);
@@ -550,7 +282,7 @@ test_sales_report (void)
   edited = g_strconcat (script, "\n# Changed after the first run.\n", NULL);
   sk_test_write_text (out, "monthly_totals/monthly_totals.py", edited);
   run_snakemake (&result, out, "--cores", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   g_clear_pointer (&rules, g_free);
   rules = rules_run (&result);
   g_assert_cmpstr (rules, ==, "all,monthly_totals,revenue_chart,sales_report");
@@ -577,7 +309,7 @@ test_sales_report (void)
     }
   /* The comment changes nothing that the steps make. */
   sk_test_write_text (copy, "monthly_totals/monthly_totals.py", edited);
-  assert_same_outputs (copy, out, example_outputs);
+  sk_test_assert_same_outputs (copy, out, example_outputs);
 
   sk_test_remove_tree (dir);
 }
@@ -601,17 +333,17 @@ test_gate (void)
   g_autofree char *output = NULL;
   g_autofree char *snakefile = NULL;
   g_autofree char *state = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   if (!need_snakemake ())
     return;
 
-  write_process (workflow, gate_spec);
-  write_step (workflow, "prepare", SUCCEED ("1"));
-  write_step (workflow, "review", SUCCEED ("2"));
-  write_step (workflow, "publish", SUCCEED ("3"));
-  write_step (workflow, "side", SUCCEED ("4"));
-  copy_folder (workflow, copy);
+  sk_test_write_spec_process (workflow, "snakemake test", gate_spec);
+  sk_test_write_step (workflow, "prepare", SUCCEED ("1"));
+  sk_test_write_step (workflow, "review", SUCCEED ("2"));
+  sk_test_write_step (workflow, "publish", SUCCEED ("3"));
+  sk_test_write_step (workflow, "side", SUCCEED ("4"));
+  sk_test_copy_folder (workflow, copy);
   export_to (workflow, out);
   snakefile = sk_test_read_text (out, "Snakefile");
   sk_test_assert_contains (snakefile, "# review (an approval gate: --config approve=review)\n"
@@ -645,15 +377,16 @@ test_gate (void)
   g_assert_false (sk_test_exists (out, "publish/publish.pkl"));
 
   run_snakemake (&result, out, "--cores", "2", "--config", "approve=review", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   g_clear_pointer (&output, g_free);
   output = output_of (&result);
   sk_test_assert_contains (output, "✓ “review” succeeded: done prepare=1");
   sk_test_assert_contains (output, "✓ “publish” succeeded: done review=2");
 
   skele_run (copy, "--approve", "review", NULL);
-  assert_same_outputs (copy, out, SK_TEST_STRV ("review/review.pkl", "publish/publish.txt",
-                                                "side/side_summary.txt"));
+  sk_test_assert_same_outputs (copy, out, SK_TEST_STRV ("review/review.pkl",
+                                                        "publish/publish.txt",
+                                                        "side/side_summary.txt"));
 
   sk_test_remove_tree (dir);
 }
@@ -722,27 +455,27 @@ test_foreach_subworkflow (void)
   g_autofree char *rules = NULL;
   g_autofree char *summary = NULL;
   g_autofree char *state = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   if (!need_snakemake ())
     return;
 
-  write_process (workflow,
-                 "1 numbers\n"
-                 "2 each 1 | {\"foreach\": {\"prior\": \"1\", \"path\": \"values\"}}\n"
-                 "3 flow 2 | {\"workflow\": \"inner\"}\n"
-                 "4 use 3\n");
-  write_step (workflow, "numbers", NUMBERS_COMPUTE);
+  sk_test_write_spec_process (workflow, "snakemake test",
+                              "1 numbers\n"
+                              "2 each 1 | {\"foreach\": {\"prior\": \"1\", \"path\": \"values\"}}\n"
+                              "3 flow 2 | {\"workflow\": \"inner\"}\n"
+                              "4 use 3\n");
+  sk_test_write_step (workflow, "numbers", NUMBERS_COMPUTE);
   sk_test_write_text (workflow, "each/each.py", each_script);
-  write_step (workflow, "use", USE_COMPUTE);
-  write_process (inner, "1 total\n2 answer 1\n");
-  write_step (inner, "total", TOTAL_COMPUTE);
-  write_step (inner, "answer", ANSWER_COMPUTE);
-  copy_folder (workflow, copy);
+  sk_test_write_step (workflow, "use", USE_COMPUTE);
+  sk_test_write_spec_process (inner, "snakemake test", "1 total\n2 answer 1\n");
+  sk_test_write_step (inner, "total", TOTAL_COMPUTE);
+  sk_test_write_step (inner, "answer", ANSWER_COMPUTE);
+  sk_test_copy_folder (workflow, copy);
   export_to (workflow, out);
 
   run_snakemake (&result, out, "--cores", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   rules = rules_run (&result);
   g_assert_cmpstr (rules, ==, "all,each,flow,numbers,use");
   summary = sk_test_read_text (out, "use/use_summary.txt");
@@ -752,20 +485,20 @@ test_foreach_subworkflow (void)
   g_assert_cmpstr (state, ==, "succeeded");
 
   skele_run (copy, NULL);
-  assert_same_outputs (copy, out, SK_TEST_STRV ("each/items/0/square.txt",
-                                                "each/items/2/each.pkl",
-                                                "each/each.pkl",
-                                                "inner/total/total.pkl",
-                                                "inner/answer/answer.txt",
-                                                "flow/flow.pkl",
-                                                "use/use.txt"));
+  sk_test_assert_same_outputs (copy, out, SK_TEST_STRV ("each/items/0/square.txt",
+                                                        "each/items/2/each.pkl",
+                                                        "each/each.pkl",
+                                                        "inner/total/total.pkl",
+                                                        "inner/answer/answer.txt",
+                                                        "flow/flow.pkl",
+                                                        "use/use.txt"));
 
   /* A changed script in the sub-workflow runs its step and the steps after
    * it again. */
   sk_test_write_script (inner_out, SK_TEST_SCRIPT_TEMPLATE, "answer", NULL,
                         ANSWER_COMPUTE "\n    # Changed after the first run.");
   run_snakemake (&result, out, "--cores", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   g_clear_pointer (&rules, g_free);
   rules = rules_run (&result);
   g_assert_cmpstr (rules, ==, "all,flow,use");
@@ -783,16 +516,17 @@ test_failing_step (void)
   g_autofree char *out = g_build_filename (dir, "out", NULL);
   g_autofree char *output = NULL;
   g_autofree char *state = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
 
   if (!need_snakemake ())
     return;
 
-  write_process (workflow, "1 first\n2 broken 1\n3 after 2\n4 empty 1\n5 later 4\n");
-  write_step (workflow, "first", SUCCEED ("1"));
-  write_step (workflow, "broken", "    1 / 0");
-  write_step (workflow, "after", SUCCEED ("3"));
-  write_step (workflow, "later", SUCCEED ("5"));
+  sk_test_write_spec_process (workflow, "snakemake test",
+                              "1 first\n2 broken 1\n3 after 2\n4 empty 1\n5 later 4\n");
+  sk_test_write_step (workflow, "first", SUCCEED ("1"));
+  sk_test_write_step (workflow, "broken", "    1 / 0");
+  sk_test_write_step (workflow, "after", SUCCEED ("3"));
+  sk_test_write_step (workflow, "later", SUCCEED ("5"));
   export_to (workflow, out);
 
   run_snakemake (&result, out, "--cores", "2", "--keep-going", NULL);
@@ -848,7 +582,7 @@ test_rule_names (void)
   const char *keys[] = { "class", "all", digit_key, "step_all", "lambda" };
   g_autofree char *rules = NULL;
   g_autofree char *summary = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   g_auto(GStrv) names = NULL;
 
   if (!need_snakemake ())
@@ -856,15 +590,15 @@ test_rule_names (void)
 
   sk_test_write_text (workflow, "process.json", names_process);
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
-    write_step (workflow, keys[i], SUCCEED ("1"));
-  copy_folder (workflow, copy);
+    sk_test_write_step (workflow, keys[i], SUCCEED ("1"));
+  sk_test_copy_folder (workflow, copy);
   export_to (workflow, out);
 
   run_snakemake (&result, out, "-n", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
 
   run_snakemake (&result, out, "--cores", "2", NULL);
-  assert_status (&result, 0);
+  sk_test_assert_status (&result, 0);
   rules = rules_run (&result);
   names = g_strsplit (rules, ",", -1);
   /* A rule for each step and "all", each of its own. */
@@ -883,7 +617,7 @@ test_rule_names (void)
   sk_test_assert_contains (summary, "done 3_totals=1 step_all=1");
 
   skele_run (copy, NULL);
-  assert_same_outputs (copy, out, SK_TEST_STRV ("lambda/lambda.pkl", "all/all.txt"));
+  sk_test_assert_same_outputs (copy, out, SK_TEST_STRV ("lambda/lambda.pkl", "all/all.txt"));
 
   sk_test_remove_tree (dir);
 }
@@ -898,12 +632,13 @@ test_refused (void)
   g_autofree char *full = g_build_filename (dir, "full", NULL);
   g_autofree char *notes = NULL;
   g_autoptr(GDir) listing = NULL;
-  g_auto(Result) result = { 0 };
+  g_auto(SkTestResult) result = { 0 };
   guint count = 0;
 
   sk_test_write_text (full, "notes.txt", "mine");
-  run_skele (&result, "export", example, "--format", "snakemake", "-o", full, NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", example, "--format", "snakemake", "-o", full, NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "holds files already. Choose an empty or new folder, so "
                                        "that nothing is overwritten.");
   notes = sk_test_read_text (full, "notes.txt");
@@ -913,8 +648,9 @@ test_refused (void)
     count++;
   g_assert_cmpuint (count, ==, 1);
 
-  run_skele (&result, "export", example, "--format", "snakemake", NULL);
-  assert_status (&result, 2);
+  sk_test_run_skele (&result, SK_TEST_RUN_NO_PYTHONPATH,
+                     "export", example, "--format", "snakemake", NULL);
+  sk_test_assert_status (&result, 2);
   sk_test_assert_contains (result.err, "give a new or empty one with -o FOLDER");
 
   sk_test_remove_tree (dir);
@@ -994,7 +730,7 @@ test_local_rules (void)
   fresh_rules = local_rules (fresh);
   g_assert_cmpstr (fresh_rules, ==, "    all");
 
-  copy_folder (example, copy);
+  sk_test_copy_folder (example, copy);
   skele_run (copy, NULL);
   set_recorded_seconds (copy, "revenue_chart", 10.5);
   export_to (copy, ran);
@@ -1019,13 +755,8 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
 
-  skele_bin = g_getenv ("SKELE_BIN");
-  examples_dir = g_getenv ("SKELE_EXAMPLES_DIR");
-  if (skele_bin == NULL || examples_dir == NULL)
-    {
-      g_test_skip ("SKELE_BIN and SKELE_EXAMPLES_DIR are not set; run the tests with meson test");
-      return g_test_run ();
-    }
+  if (!sk_test_need_skele (&skele_bin, &examples_dir))
+    return g_test_run ();
 
   /* Debian's snakemake runs with Debian's Python, which runs the steps
    * unless the Snakefile is told another; `skele run` is given the same. */
