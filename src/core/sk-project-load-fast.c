@@ -508,14 +508,12 @@ static gboolean
 read_skele (Reader *r,
             SkNode *node)
 {
-  JsonObject *skele = json_object_new ();
-  g_autoptr(JsonNode) holder = json_node_init_object (json_node_alloc (), skele);
+  g_autoptr(JsonObject) skele = json_object_new ();
   JsonNode *x = NULL;
   JsonNode *y = NULL;
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GList) members = NULL;
 
-  json_object_unref (skele);
   if (!take (r, '{'))
     return FALSE;
   r->depth++;
@@ -708,11 +706,9 @@ static gboolean
 read_project_skele (Reader    *r,
                     SkProject *self)
 {
-  JsonObject *skele = json_object_new ();
-  g_autoptr(JsonNode) holder = json_node_init_object (json_node_alloc (), skele);
+  g_autoptr(JsonObject) skele = json_object_new ();
   g_autoptr(GList) members = NULL;
 
-  json_object_unref (skele);
   if (!take (r, '{'))
     return FALSE;
   r->depth++;
