@@ -59,14 +59,6 @@ take (Reader *r,
   return FALSE;
 }
 
-static inline gboolean
-peek (Reader *r,
-      char    c)
-{
-  skip_space (r);
-  return r->p < r->end && *r->p == c;
-}
-
 static gboolean
 read_hex4 (Reader  *r,
            guint   *value)
