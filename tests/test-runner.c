@@ -373,7 +373,6 @@ test_success (void)
 {
   g_autoptr(Workflow) wf = workflow_new ();
   g_autoptr(SkRunner) runner = sk_runner_new ();
-  g_autoptr(GError) error = NULL;
   g_auto(Outcome) outcome = { 0 };
   g_autofree char *summary = NULL;
   g_autofree char *log = NULL;
@@ -711,7 +710,6 @@ test_cancel (void)
 {
   g_autoptr(Workflow) wf = workflow_new ();
   g_autoptr(SkRunner) runner = new_runner ();
-  g_autoptr(GError) error = NULL;
   g_auto(Outcome) outcome = { 0 };
   g_autofree char *runs = NULL;
 
