@@ -213,7 +213,6 @@ cluster_teardown (Cluster       *cluster,
   if (cluster->watcher != NULL)
     {
       g_autoptr(GError) error = NULL;
-      g_autofree char *status_out = NULL;
       g_auto(SkTestResult) result = { 0 };
       const char *status_argv[] = { cluster->tool, "status", NULL };
 
