@@ -52,7 +52,6 @@ fixture_set_up (Fixture *f)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *tmp = sk_test_make_tmp_dir ("agent-tools");
-  g_autofree char *workflow_arg = NULL;
 
   /* The temporary folder may itself be reached through a link. */
   f->root = realpath (tmp, NULL);

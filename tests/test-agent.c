@@ -330,8 +330,6 @@ static void
 test_repair_gives_up (Fixture       *fixture,
                       gconstpointer  data)
 {
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
-
   sk_test_write_text (fixture->folder, "load/load.py", BROKEN_SCRIPT);
   sk_test_push_write_and_complete (fixture->fake, "load.py", BROKEN_SCRIPT, "Fixed, I think.");
   sk_test_push_write_and_complete (fixture->fake, "load.py", BROKEN_SCRIPT, "Fixed again.");
@@ -351,7 +349,6 @@ test_budget (Fixture       *fixture,
              gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *second = NULL;
 
   sk_runner_set_agent_options (fixture->runner, 2, 3, TRUE, FALSE, FALSE);
@@ -377,7 +374,6 @@ static void
 test_confinement (Fixture       *fixture,
                   gconstpointer  data)
 {
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *second = NULL;
 
   sk_test_push_write (fixture->fake, "../double/double.py", "print('overwritten')\n");
@@ -402,7 +398,6 @@ static void
 test_complete_without_script (Fixture       *fixture,
                               gconstpointer  data)
 {
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *second = NULL;
 
   sk_test_push_complete (fixture->fake, "All done!");
@@ -422,7 +417,6 @@ test_text_tools (Fixture       *fixture,
                  gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autoptr(JsonNode) content = json_node_new (JSON_NODE_VALUE);
   g_autoptr(SkLlmClient) client = NULL;
   g_autofree char *reply = NULL;
@@ -514,7 +508,6 @@ test_reviewer (Fixture       *fixture,
                gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *review = NULL;
   g_autofree char *after_deny = NULL;
   g_autofree char *after_allow = NULL;
@@ -558,7 +551,6 @@ static void
 test_long_session (Fixture       *fixture,
                    gconstpointer  data)
 {
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autoptr(GString) big = g_string_new (NULL);
   g_autofree char *second = NULL;
   g_autofree char *last = NULL;
@@ -593,7 +585,6 @@ test_server_down (Fixture       *fixture,
 {
   g_autoptr(SkLlmClient) client = sk_llm_client_new (SK_LLM_PROVIDER_OPENAI, "http://127.0.0.1:9/v1",
                                                      "fake", NULL);
-  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
 
   sk_llm_client_set_max_retries (client, 0);
   sk_runner_set_agent (fixture->runner, client);
