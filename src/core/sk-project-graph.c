@@ -838,10 +838,22 @@ describe_file_kind (mode_t mode)
  * is looked at without being opened. One that does not exist is left
  * alone, as a step before may write it.
  */
+/* The step's name in quotes, for a message: made only when a problem
+ * needs it, as most steps have none. */
+static const char *
+lazy_who (SkNode  *node,
+          char   **who)
+{
+  if (*who == NULL)
+    *who = _sk_project_describe_node (node);
+
+  return *who;
+}
+
 static void
 validate_input_files (SkNode     *node,
                       GFile      *folder,
-                      const char *who,
+                      char      **who,
                       GPtrArray  *problems)
 {
   const char * const *files = sk_node_get_input_files (node);
@@ -864,7 +876,7 @@ validate_input_files (SkNode     *node,
                                 * pipe”, “a device” or “a socket”. */
                                _("The input file “%s” of %s is %s, not a regular file. Only "
                                  "regular files can be inputs: list a file instead."),
-                               files[i], who, describe_file_kind (info.st_mode));
+                               files[i], lazy_who (node, who), describe_file_kind (info.st_mode));
     }
 }
 
@@ -880,7 +892,7 @@ validate_node (SkProject  *self,
   const char *id = sk_node_get_id (node);
   const char *key = sk_node_get_key (node);
   const char * const *priors = sk_node_get_priors (node);
-  g_autofree char *who = _sk_project_describe_node (node);
+  g_autofree char *who = NULL;
   SkNode *other;
 
   if (key[0] == '\0')
@@ -894,7 +906,7 @@ validate_node (SkProject  *self,
       else
         _sk_project_add_problem (problems, SK_PROBLEM_EMPTY_KEY, FALSE, id,
                                  _("The name %s has no letters or digits, so it cannot name "
-                                   "the step’s folder. Rename the step."), who);
+                                   "the step’s folder. Rename the step."), lazy_who (node, &who));
     }
   else if ((other = g_hash_table_lookup (keys, key)) != NULL)
     {
@@ -906,7 +918,7 @@ validate_node (SkProject  *self,
                                 * the third is a folder name. */
                                _("The steps %s and %s would share the folder “%s”. Rename "
                                  "one of them."),
-                               other_who, who, key);
+                               other_who, lazy_who (node, &who), key);
       _sk_project_set_last_concerns (problems, pair, NULL);
     }
   else
@@ -923,7 +935,7 @@ validate_node (SkProject  *self,
           _sk_project_add_problem (problems, SK_PROBLEM_CYCLE, FALSE, id,
                                    /* Translators: %s names a step. */
                                    _("A step cannot need its own results, but %s does. Remove "
-                                     "that connection."), who);
+                                     "that connection."), lazy_who (node, &who));
           _sk_project_set_last_concerns (problems, NULL, edge);
         }
       else if (!g_hash_table_contains (self->by_id, priors[j]))
@@ -932,7 +944,8 @@ validate_node (SkProject  *self,
                                    /* Translators: the first %s is a step's identifier, the
                                     * second names the step that needs it. */
                                    _("There is no step “%s”, but %s needs it. Remove that "
-                                     "connection, or add the step again."), priors[j], who);
+                                     "connection, or add the step again."), priors[j],
+                                   lazy_who (node, &who));
           _sk_project_set_last_concerns (problems, NULL, edge);
         }
     }
@@ -942,7 +955,7 @@ validate_node (SkProject  *self,
       g_autoptr(GFile) folder = sk_project_get_node_folder (self, node);
       g_autoptr(GFile) script = sk_project_get_node_script (self, node);
 
-      validate_input_files (node, folder, who, problems);
+      validate_input_files (node, folder, &who, problems);
 
       if (!g_file_query_exists (script, NULL))
         {
@@ -954,7 +967,7 @@ validate_node (SkProject  *self,
                                     * “load/load.py”. */
                                    _("There is no script yet for %s (%s/%s): the coding agent "
                                      "writes it, or you can write it yourself."),
-                                   who, key, script_name);
+                                   lazy_who (node, &who), key, script_name);
         }
     }
 
