@@ -7,7 +7,9 @@
  * reader of the form Skele-Code writes reads every such file, with members
  * it does not know, escapes and numbers of every kind; anything else it
  * leaves to the lenient reading, which mends and reports it, so that
- * sk_project_load_from_data() gives what the lenient reading gives.
+ * sk_project_load_from_data() gives what the lenient reading gives. And
+ * the two writings give the same text: straight from the workflow, and
+ * through json-glib's tree and generator.
  */
 
 #define G_LOG_DOMAIN "test-project-load"
@@ -25,6 +27,10 @@ describe (SkProject *project)
   g_autoptr(GPtrArray) problems = sk_project_validate (project);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autofree char *saved = sk_project_to_data (project, NULL);
+  g_autofree char *generic = _sk_project_to_data_generic (project, NULL);
+
+  /* The text written straight from the workflow is json-glib's. */
+  g_assert_cmpstr (saved, ==, generic);
 
   g_string_append_printf (out, "modified %d\n%s\n", sk_project_get_modified (project), saved);
   for (guint i = 0; i < problems->len; i++)
@@ -238,6 +244,33 @@ test_depth (void)
     }
 }
 
+/* Values json-glib writes in its own way: escapes, the control characters
+ * it leaves alone, numbers, empty objects and lists at every depth, and
+ * members of the workflow bearing the names it writes itself. */
+static void
+test_writing (void)
+{
+  static const char * const cases[] = {
+    "{\"process_name\":\"a\\u0001\\u001f\\u007f\\u000b\\\"\\\\/\",\"nodes\":{}}",
+    "{\"process_name\":\"a\",\"nodes\":{},\"n\":[0.1,-0.0,1e30,-1.5e-7,300.0,12,-7,"
+    "1e15,123456789.123],\"e\":{},\"l\":[[],{},[{}]]}",
+    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"skele\":{\"x\":1e16,"
+    "\"y\":0.25,\"deep\":{\"a\":[{\"b\":{}}]}}}}}",
+    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"skele\":{\"x\":-3.75,"
+    "\"y\":2.5e2}}}}",
+    "{\"process_name\":\"a\",\"nodes\":{},\"skele\":\"not an object\"}",
+    "{\"process_name\":\"a\",\"nodes\":{\"1\":5,\"2\":{\"name\":\"y\"}}}",
+    "{\"process_name\":\"a\",\"nodes\":{},\"skele\":{\"python\":\"\",\"jobs\":2}}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *described = describe_lenient (cases[i]);
+
+      g_assert_false (g_str_has_prefix (described, "error"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -248,6 +281,7 @@ main (int   argc,
   g_test_add_func ("/project-load/full-form", test_full_form);
   g_test_add_func ("/project-load/left-to-lenient", test_left_to_lenient);
   g_test_add_func ("/project-load/depth", test_depth);
+  g_test_add_func ("/project-load/writing", test_writing);
 
   return g_test_run ();
 }

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -608,6 +609,256 @@ sk_json_to_data (JsonNode *root,
     *length = text->len;
 
   return g_string_free (text, FALSE);
+}
+
+/* Indentation for sk_json_append_pretty(): two spaces a level. */
+static void
+append_indent (GString *out,
+               guint    level)
+{
+  static const char spaces[] = "                                                                ";
+
+  for (guint n = level * 2; n > 0;)
+    {
+      guint chunk = MIN (n, sizeof spaces - 1);
+
+      g_string_append_len (out, spaces, chunk);
+      n -= chunk;
+    }
+}
+
+/**
+ * sk_json_append_string:
+ * @out: the text to add to
+ * @text: a UTF-8 string
+ *
+ * Appends @text in quotes, escaped exactly as json-glib 1.6's generator
+ * escapes it, so that sk_json_append_pretty() writes what
+ * sk_json_to_data() writes.
+ */
+void
+sk_json_append_string (GString    *out,
+                       const char *text)
+{
+  const char *run = text;
+
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      char c = *p;
+
+      /* json-glib leaves U+001F as it is; so must this. */
+      if (c != '\\' && c != '"' && !(c > 0 && c < 0x1f) && c != 0x7f)
+        continue;
+
+      g_string_append_len (out, run, p - run);
+      run = p + 1;
+      switch (c)
+        {
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '"': g_string_append (out, "\\\""); break;
+        case '\b': g_string_append (out, "\\b"); break;
+        case '\f': g_string_append (out, "\\f"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        default: g_string_append_printf (out, "\\u00%02x", (guint) c); break;
+        }
+    }
+  g_string_append (out, run);
+  g_string_append_c (out, '"');
+}
+
+/**
+ * sk_json_append_member:
+ * @out: the text to add to
+ * @level: how deep the member lies
+ * @first: (inout): whether no member of its object was written yet
+ * @name: the member's name
+ *
+ * Begins a member of an object that sk_json_append_pretty() writes, up to
+ * its value; sk_json_append_object_end() ends the object.
+ */
+void
+sk_json_append_member (GString    *out,
+                       guint       level,
+                       gboolean   *first,
+                       const char *name)
+{
+  g_string_append (out, *first ? "\n" : ",\n");
+  *first = FALSE;
+  append_indent (out, level);
+  sk_json_append_string (out, name);
+  g_string_append (out, " : ");
+}
+
+/**
+ * sk_json_append_object_end:
+ * @out: the text to add to
+ * @level: how deep the object lies
+ * @first: whether it had no member
+ */
+void
+sk_json_append_object_end (GString  *out,
+                           guint     level,
+                           gboolean  first)
+{
+  if (!first)
+    g_string_append_c (out, '\n');
+  append_indent (out, level);
+  g_string_append_c (out, '}');
+}
+
+/**
+ * sk_json_append_members:
+ * @out: the text to add to
+ * @level: how deep the members lie
+ * @first: (inout): whether no member of their object was written yet
+ * @object: (nullable): the members to write, in their order
+ */
+void
+sk_json_append_members (GString    *out,
+                        guint       level,
+                        gboolean   *first,
+                        JsonObject *object)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  if (object == NULL)
+    return;
+
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      sk_json_append_member (out, level, first, name);
+      sk_json_append_pretty (out, member, level);
+    }
+}
+
+/**
+ * sk_json_append_strv:
+ * @out: the text to add to
+ * @level: how deep the list lies
+ * @strv: the strings
+ */
+void
+sk_json_append_strv (GString            *out,
+                     guint               level,
+                     const char * const *strv)
+{
+  g_string_append_c (out, '[');
+  for (guint i = 0; strv[i] != NULL; i++)
+    {
+      g_string_append (out, i == 0 ? "\n" : ",\n");
+      append_indent (out, level + 1);
+      sk_json_append_string (out, strv[i]);
+    }
+  if (strv[0] != NULL)
+    {
+      g_string_append_c (out, '\n');
+      append_indent (out, level);
+    }
+  g_string_append_c (out, ']');
+}
+
+void
+sk_json_append_double (GString *out,
+                       double   value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* What sk_json_to_data() makes of json-glib's "inf.0", "1e+30.0" and
+   * "300": null, "1e+30" and "300.0". */
+  if (!isfinite (value))
+    {
+      g_string_append (out, "null");
+      return;
+    }
+
+  g_ascii_dtostr (buffer, sizeof buffer, value);
+  g_string_append (out, buffer);
+  if (strchr (buffer, '.') == NULL && strchr (buffer, 'e') == NULL)
+    g_string_append (out, ".0");
+}
+
+/**
+ * sk_json_append_pretty:
+ * @out: the text to add to
+ * @node: a JSON node
+ * @level: how deep @node lies, for its indentation
+ *
+ * Appends @node as sk_json_to_data() writes it, indented, without building
+ * the text of each member apart as json-glib's generator does: the same
+ * bytes, at a fraction of the cost, for writing large workflows.
+ */
+void
+sk_json_append_pretty (GString  *out,
+                       JsonNode *node,
+                       guint     level)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        gboolean first = TRUE;
+
+        g_string_append_c (out, '{');
+        sk_json_append_members (out, level + 1, &first, json_node_get_object (node));
+        sk_json_append_object_end (out, level, first);
+      }
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint length = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < length; i++)
+          {
+            g_string_append (out, i == 0 ? "\n" : ",\n");
+            append_indent (out, level + 1);
+            sk_json_append_pretty (out, json_array_get_element (array, i), level + 1);
+          }
+        if (length > 0)
+          {
+            g_string_append_c (out, '\n');
+            append_indent (out, level);
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+
+    case JSON_NODE_NULL:
+      g_string_append (out, "null");
+      break;
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+          break;
+        case G_TYPE_DOUBLE:
+          sk_json_append_double (out, json_node_get_double (node));
+          break;
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          break;
+        case G_TYPE_STRING:
+          sk_json_append_string (out, json_node_get_string (node));
+          break;
+        default:
+          g_string_append (out, "null");
+          break;
+        }
+      break;
+
+    default:
+      break;
+    }
 }
 
 /**

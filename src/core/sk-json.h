@@ -56,6 +56,27 @@ JsonNode    *sk_json_repair_utf8          (JsonNode   *root,
 /* Reading and writing whole files. */
 JsonObject  *sk_json_read_object  (const char  *path,
                                    GError     **error);
+void         sk_json_append_pretty (GString    *out,
+                                    JsonNode   *node,
+                                    guint       level);
+void         sk_json_append_string (GString    *out,
+                                    const char *text);
+void         sk_json_append_double (GString    *out,
+                                    double      value);
+void         sk_json_append_strv   (GString            *out,
+                                    guint               level,
+                                    const char * const *strv);
+void         sk_json_append_member (GString    *out,
+                                    guint       level,
+                                    gboolean   *first,
+                                    const char *name);
+void         sk_json_append_members (GString    *out,
+                                     guint       level,
+                                     gboolean   *first,
+                                     JsonObject *object);
+void         sk_json_append_object_end (GString  *out,
+                                        guint     level,
+                                        gboolean  first);
 char        *sk_json_to_data      (JsonNode    *root,
                                    gboolean     pretty,
                                    gsize       *length);

@@ -491,6 +491,110 @@ sk_node_to_json (SkNode *self)
   return object;
 }
 
+static void
+append_coordinate (GString    *out,
+                   guint       level,
+                   gboolean   *first,
+                   const char *member,
+                   double      value)
+{
+  double rounded = rint (value * 2) / 2;
+
+  /* As set_coordinate() writes it. */
+  sk_json_append_member (out, level, first, member);
+  if (fabs (value) >= 1e15)
+    sk_json_append_double (out, value);
+  else if (rounded == rint (rounded))
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) rounded);
+  else
+    sk_json_append_double (out, rounded);
+}
+
+static gboolean
+holds_any (JsonObject         *object,
+           const char * const *names)
+{
+  for (guint i = 0; object != NULL && names[i] != NULL; i++)
+    if (json_object_has_member (object, names[i]))
+      return TRUE;
+
+  return FALSE;
+}
+
+/*
+ * _sk_node_append_json:
+ * @self: a #SkNode
+ * @out: the text to add to
+ * @level: how deep the node's object lies
+ *
+ * Appends the node as sk_node_to_json() and sk_json_to_data() write it,
+ * without building its JSON.
+ *
+ * Returns: %FALSE, having appended nothing, when a member it does not know
+ *   has the name of one it knows, which only sk_node_to_json() orders right
+ */
+gboolean
+_sk_node_append_json (SkNode  *self,
+                      GString *out,
+                      guint    level)
+{
+  static const char * const coordinates[] = { "x", "y", NULL };
+  gboolean first = TRUE;
+  gboolean io_first;
+
+  if (holds_any (self->extra, known_node_members) ||
+      holds_any (self->input_extra, known_io_members) ||
+      holds_any (self->output_extra, known_io_members) ||
+      (self->has_position && holds_any (self->skele_extra, coordinates)))
+    return FALSE;
+
+  g_string_append_c (out, '{');
+  sk_json_append_member (out, level + 1, &first, "name");
+  sk_json_append_string (out, self->name);
+  sk_json_append_member (out, level + 1, &first, "description");
+  sk_json_append_string (out, self->description);
+  sk_json_append_member (out, level + 1, &first, "priors");
+  sk_json_append_strv (out, level + 1, (const char * const *) self->priors);
+  sk_json_append_member (out, level + 1, &first, "run");
+  g_string_append (out, self->run ? "true" : "false");
+
+  for (guint io = 0; io < 2; io++)
+    {
+      io_first = TRUE;
+      sk_json_append_member (out, level + 1, &first, io == 0 ? "input" : "output");
+      g_string_append_c (out, '{');
+      sk_json_append_member (out, level + 2, &io_first, "text");
+      sk_json_append_string (out, io == 0 ? self->input_text : self->output_text);
+      sk_json_append_member (out, level + 2, &io_first, "files");
+      sk_json_append_strv (out, level + 2,
+                           (const char * const *) (io == 0 ? self->input_files
+                                                           : self->output_files));
+      sk_json_append_members (out, level + 2, &io_first,
+                              io == 0 ? self->input_extra : self->output_extra);
+      sk_json_append_object_end (out, level + 1, io_first);
+    }
+
+  sk_json_append_members (out, level + 1, &first, self->extra);
+
+  if (self->has_position || json_object_get_size (self->skele_extra) > 0)
+    {
+      gboolean skele_first = TRUE;
+
+      sk_json_append_member (out, level + 1, &first, "skele");
+      g_string_append_c (out, '{');
+      if (self->has_position)
+        {
+          append_coordinate (out, level + 2, &skele_first, "x", self->x);
+          append_coordinate (out, level + 2, &skele_first, "y", self->y);
+        }
+      sk_json_append_members (out, level + 2, &skele_first, self->skele_extra);
+      sk_json_append_object_end (out, level + 1, skele_first);
+    }
+
+  sk_json_append_object_end (out, level, first);
+  return TRUE;
+}
+
 /*
  * Returns the value of a member of the node's "skele" object that this
  * class does not interpret itself, or %NULL.

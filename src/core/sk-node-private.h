@@ -49,6 +49,9 @@ void      _sk_node_tokens_changed   (SkNode     *self);
 void      _sk_node_load_json        (SkNode     *self,
                                      JsonObject *object,
                                      GPtrArray  *problems);
+gboolean  _sk_node_append_json      (SkNode     *self,
+                                     GString    *out,
+                                     guint       level);
 void      _sk_node_check_skele      (JsonObject *skele,
                                      GPtrArray  *problems);
 JsonNode *_sk_node_get_skele_member (SkNode     *self,

@@ -50,6 +50,8 @@ SkProject  *_sk_project_load_lenient      (const char    *data,
                                            gssize         length,
                                            GFile         *folder,
                                            GError       **error);
+char       *_sk_project_to_data_generic   (SkProject     *self,
+                                           gsize         *length);
 JsonObject *_sk_project_header_to_json    (SkProject     *self);
 void        _sk_project_apply_header_json (SkProject     *self,
                                            JsonObject    *header);

@@ -6,7 +6,8 @@
  * Loads arbitrary bytes as a process.json, validates the workflow and saves
  * it to text: what was saved must load again, and saving that gives the
  * same text. When the fast reader of the canonical form reads the bytes, the
- * lenient reading must give the same workflow and the same problems.
+ * lenient reading must give the same workflow and the same problems; and
+ * the text written straight from the workflow must be json-glib's.
  */
 
 #include "config.h"
@@ -31,6 +32,10 @@ describe (SkProject *project)
   g_autoptr(GPtrArray) problems = sk_project_validate (project);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autofree char *saved = sk_project_to_data (project, NULL);
+  g_autofree char *generic = _sk_project_to_data_generic (project, NULL);
+
+  if (strcmp (saved, generic) != 0)
+    g_error ("The two writings differ:\n%s\n---\n%s", generic, saved);
 
   g_string_append_printf (out, "modified %d\n%s\n", sk_project_get_modified (project), saved);
   for (guint i = 0; i < problems->len; i++)
@@ -91,6 +96,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
 
   problems = sk_project_validate (project);
   g_assert (problems != NULL);
+  g_free (describe (project));
 
   saved = sk_project_to_data (project, &saved_length);
   g_assert (saved != NULL);
