@@ -163,6 +163,18 @@ test_full_form (void)
   assert_fast (saved);
 }
 
+/* The paper's tools write priors as lists in lists, and numbers for
+ * identifiers: both read the fast way, flattened and as text. */
+static void
+test_paper_priors (void)
+{
+  assert_fast ("{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\"},"
+               "\"2\":{\"name\":\"y\",\"priors\":[[\"1\"],[[3]]],"
+               "\"input\":{\"files\":[[\"a.csv\"]]}},\"3\":{\"name\":\"z\",\"priors\":[1]}}}");
+  assert_fast ("{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\"},"
+               "\"2\":{\"name\":\"y\",\"priors\":[[[[\"1\"]]]]}}}");
+}
+
 static void
 test_left_to_lenient (void)
 {
@@ -175,9 +187,11 @@ test_left_to_lenient (void)
     /* The paper's spellings and forms. */
     "{\"project name\":\"a\",\"nodes\":{}}",
     "{\"process_name\":\"a\",\"1\":{\"name\":\"x\",\"priors\":[]}}",
-    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"priors\":[[\"2\"]]},"
+    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"priors\":[[[[[\"2\"]]]]]},"
     "\"2\":{\"name\":\"y\"}}}",
-    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"priors\":[2]},"
+    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"priors\":[2.0]},"
+    "\"2\":{\"name\":\"y\"}}}",
+    "{\"process_name\":\"a\",\"nodes\":{\"1\":{\"name\":\"x\",\"priors\":[true]},"
     "\"2\":{\"name\":\"y\"}}}",
     /* Values of the wrong type, and a node without a name. */
     "{\"process_name\":5,\"nodes\":{}}",
@@ -279,6 +293,7 @@ main (int   argc,
 
   g_test_add_func ("/project-load/example", test_example);
   g_test_add_func ("/project-load/full-form", test_full_form);
+  g_test_add_func ("/project-load/paper-priors", test_paper_priors);
   g_test_add_func ("/project-load/left-to-lenient", test_left_to_lenient);
   g_test_add_func ("/project-load/depth", test_depth);
   g_test_add_func ("/project-load/writing", test_writing);

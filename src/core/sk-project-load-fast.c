@@ -383,30 +383,55 @@ read_value (Reader *r)
   return g_steal_pointer (&node);
 }
 
-/* A flat list of strings. */
+/* The elements of a list of strings, its opening bracket read: strings,
+ * integers and lists of them, flattened, as the lenient reading takes the
+ * paper's [["1"], ["2"]] (@depth counts the lists around them). */
+static gboolean
+read_text_list_into (Reader    *r,
+                     GPtrArray *list,
+                     guint      depth)
+{
+  if (take (r, ']'))
+    return TRUE;
+
+  do
+    {
+      skip_space (r);
+      if (r->p < r->end && *r->p == '"')
+        {
+          char *text = read_text (r);
+
+          if (text == NULL)
+            return FALSE;
+          g_ptr_array_add (list, text);
+        }
+      else if (r->p < r->end && *r->p == '[')
+        {
+          r->p++;
+          if (depth + 1 >= 4 || !read_text_list_into (r, list, depth + 1))
+            return FALSE;
+        }
+      else
+        {
+          g_autoptr(JsonNode) number = json_node_alloc ();
+
+          if (!read_number (r, number) || json_node_get_value_type (number) != G_TYPE_INT64)
+            return FALSE;
+          g_ptr_array_add (list, g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (number)));
+        }
+    }
+  while (take (r, ','));
+
+  return take (r, ']');
+}
+
 static GStrv
 read_text_list (Reader *r)
 {
   g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
 
-  if (!take (r, '['))
+  if (!take (r, '[') || !read_text_list_into (r, list, 0))
     return NULL;
-
-  if (!take (r, ']'))
-    {
-      do
-        {
-          char *text = read_text (r);
-
-          if (text == NULL)
-            return NULL;
-          g_ptr_array_add (list, text);
-        }
-      while (take (r, ','));
-
-      if (!take (r, ']'))
-        return NULL;
-    }
 
   g_ptr_array_add (list, NULL);
   return (GStrv) g_ptr_array_free (g_steal_pointer (&list), FALSE);
