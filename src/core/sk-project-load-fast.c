@@ -520,6 +520,22 @@ read_io (Reader      *r,
   return take (r, '}');
 }
 
+/* An object, its opening brace next, into @object. */
+static gboolean
+read_object (Reader     *r,
+             JsonObject *object)
+{
+  if (!take (r, '{'))
+    return FALSE;
+
+  r->depth++;
+  if (!read_object_members (r, object))
+    return FALSE;
+  r->depth--;
+
+  return TRUE;
+}
+
 /* The node's "skele" object: its place on the canvas, and the rest kept. */
 static gboolean
 read_skele (Reader *r,
@@ -531,12 +547,8 @@ read_skele (Reader *r,
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GList) members = NULL;
 
-  if (!take (r, '{'))
+  if (!read_object (r, skele))
     return FALSE;
-  r->depth++;
-  if (!read_object_members (r, skele))
-    return FALSE;
-  r->depth--;
 
   /* The same checks as the lenient reading, which reports what fails. */
   _sk_node_check_skele (skele, problems);
@@ -726,12 +738,8 @@ read_project_skele (Reader    *r,
   g_autoptr(JsonObject) skele = json_object_new ();
   g_autoptr(GList) members = NULL;
 
-  if (!take (r, '{'))
+  if (!read_object (r, skele))
     return FALSE;
-  r->depth++;
-  if (!read_object_members (r, skele))
-    return FALSE;
-  r->depth--;
 
   members = json_object_get_members (skele);
   for (const GList *l = members; l != NULL; l = l->next)
