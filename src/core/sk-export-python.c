@@ -711,7 +711,11 @@ append_step_list (GString   *readme,
           SkNode *prior = g_ptr_array_index (priors, j);
           const char *expr = sk_node_get_condition (node, sk_node_get_id (prior));
 
-          if (expr != NULL)
+          if (g_strcmp0 (expr, SK_CONTROL_FLOW_DEFAULT) == 0)
+            /* Translators: %s is a step. */
+            g_string_append_printf (readme, _(", after “%s” when no other condition after it "
+                                              "holds"), sk_node_get_name (prior));
+          else if (expr != NULL)
             /* Translators: the first %s is a step, the second a Python expression. */
             g_string_append_printf (readme, _(", after “%s” when `%s`"), sk_node_get_name (prior),
                                     expr);
