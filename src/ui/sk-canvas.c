@@ -289,10 +289,12 @@ add_item (SkCanvas *self,
   g_ptr_array_insert (self->items, index, item);
   g_hash_table_insert (self->by_node, node, item);
 
-  g_signal_connect_object (node, "notify", G_CALLBACK (node_notify_cb), self, G_CONNECT_SWAPPED);
-  /* A change of the step's "skele" member alone, such as a condition or a
-   * gate, comes without a property's notification. */
-  g_signal_connect_object (node, "changed", G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
+  /* Plain connections, which remove_item() takes off: one made with
+   * g_signal_connect_object() adds a weak reference to the canvas for each
+   * step. A change of the step's "skele" member alone, such as a condition
+   * or a gate, comes without a property's notification. */
+  g_signal_connect_swapped (node, "notify", G_CALLBACK (node_notify_cb), self);
+  g_signal_connect_swapped (node, "changed", G_CALLBACK (gtk_widget_queue_draw), self);
   _sk_canvas_item_changed (self, item, "state");
   set_item_busy (self, item, _sk_canvas_state_is_busy (sk_node_get_state (node)));
 }
