@@ -301,9 +301,10 @@ add_item (SkCanvas *self,
 
 /* The selection model drops a removed step's position by itself. */
 static void
-remove_item (SkCanvas     *self,
-             SkCanvasItem *item)
+remove_item (SkCanvas *self,
+             guint     index)
 {
+  SkCanvasItem *item = g_ptr_array_index (self->items, index);
   SkNode *node = item->node;
 
   set_item_busy (self, item, FALSE);
@@ -318,7 +319,9 @@ remove_item (SkCanvas     *self,
     _sk_canvas_set_focus_node (self, NULL);
 
   g_hash_table_remove (self->by_node, node);
-  g_ptr_array_remove (self->items, item);
+  /* By its place, not by a search, which closing a workflow of many steps
+   * would repeat for each of them. */
+  g_ptr_array_remove_index (self->items, index);
 }
 
 /* Connected after the selection model's own handler, so that the model has
@@ -331,7 +334,7 @@ items_changed_cb (SkCanvas   *self,
                   GListModel *model)
 {
   for (guint i = 0; i < removed; i++)
-    remove_item (self, g_ptr_array_index (self->items, position));
+    remove_item (self, position);
 
   for (guint i = 0; i < added; i++)
     {
@@ -357,7 +360,7 @@ disconnect_project (SkCanvas *self)
 
   g_signal_handlers_disconnect_by_data (self->project, self);
   while (self->items->len > 0)
-    remove_item (self, g_ptr_array_index (self->items, self->items->len - 1));
+    remove_item (self, self->items->len - 1);
   self->deferred_select = FALSE;
   self->deferred_follow = FALSE;
   g_clear_object (&self->project);
