@@ -590,6 +590,24 @@ sk_test_write_spec_process (const char *folder,
                             const char *name,
                             const char *spec)
 {
+  sk_test_write_spec_process_full (folder, name, spec, FALSE);
+}
+
+/**
+ * sk_test_write_spec_process_full:
+ * @folder: a workflow folder
+ * @name: the workflow's name
+ * @spec: as for sk_test_write_spec_process()
+ * @with_tasks: whether each step's task ("input.text") is its name
+ *
+ * Writes process.json in @folder, as sk_test_write_spec_process() does.
+ */
+void
+sk_test_write_spec_process_full (const char *folder,
+                                 const char *name,
+                                 const char *spec,
+                                 gboolean    with_tasks)
+{
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *text = NULL;
@@ -621,6 +639,14 @@ sk_test_write_spec_process (const char *folder,
       json_builder_end_array (builder);
       json_builder_set_member_name (builder, "run");
       json_builder_add_boolean_value (builder, TRUE);
+      if (with_tasks)
+        {
+          json_builder_set_member_name (builder, "input");
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "text");
+          json_builder_add_string_value (builder, words[1]);
+          json_builder_end_object (builder);
+        }
       if (parts[1] != NULL)
         {
           json_builder_set_member_name (builder, "skele");

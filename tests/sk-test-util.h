@@ -174,6 +174,10 @@ JsonNode   *sk_test_parse_json    (const char  *text);
 void        sk_test_write_spec_process (const char *folder,
                                         const char *name,
                                         const char *spec);
+void        sk_test_write_spec_process_full (const char *folder,
+                                             const char *name,
+                                             const char *spec,
+                                             gboolean    with_tasks);
 JsonObject *sk_test_parse_object  (const char  *text);
 
 void      sk_test_assert_contains (const char  *haystack,

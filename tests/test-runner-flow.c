@@ -65,65 +65,15 @@ typedef struct
 
 /* Writes process.json with the nodes in @spec, one "ID NAME [PRIOR…]" per
  * line, optionally followed by " | " and the node's "skele" member as JSON.
- * Every node is marked to run and its key is its name. The control flow
- * has no setter, so the workflow is read from the file like a user's.
+ * Every node is marked to run, its key is its name, and so is its task.
+ * The control flow has no setter, so the workflow is read from the file
+ * like a user's.
  */
 static void
 write_process (const char *folder,
                const char *spec)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
-  g_auto(GStrv) lines = g_strsplit (spec, "\n", -1);
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "process_name");
-  json_builder_add_string_value (builder, "flow test");
-  json_builder_set_member_name (builder, "nodes");
-  json_builder_begin_object (builder);
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_auto(GStrv) parts = g_strsplit (lines[i], " | ", 2);
-      g_auto(GStrv) words = NULL;
-
-      if (parts[0] == NULL || parts[0][0] == '\0')
-        continue;
-
-      words = g_strsplit (parts[0], " ", -1);
-      g_assert_cmpuint (g_strv_length (words), >=, 2);
-
-      json_builder_set_member_name (builder, words[0]);
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, words[1]);
-      json_builder_set_member_name (builder, "priors");
-      json_builder_begin_array (builder);
-      for (guint j = 2; words[j] != NULL; j++)
-        json_builder_add_string_value (builder, words[j]);
-      json_builder_end_array (builder);
-      json_builder_set_member_name (builder, "run");
-      json_builder_add_boolean_value (builder, TRUE);
-      json_builder_set_member_name (builder, "input");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "text");
-      json_builder_add_string_value (builder, words[1]);
-      json_builder_end_object (builder);
-      if (parts[1] != NULL)
-        {
-          json_builder_set_member_name (builder, "skele");
-          json_builder_add_value (builder, sk_test_parse_json (parts[1]));
-        }
-      json_builder_end_object (builder);
-    }
-
-  json_builder_end_object (builder);
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  text = json_to_string (root, TRUE);
-  sk_test_write_text (folder, "process.json", text);
+  sk_test_write_spec_process_full (folder, "flow test", spec, TRUE);
 }
 
 static Workflow *
