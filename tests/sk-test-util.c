@@ -1075,3 +1075,75 @@ sk_test_assert_same_outputs (const char         *ran,
   for (guint i = 0; files[i] != NULL; i++)
     sk_test_assert_same_file (ran, exported, files[i]);
 }
+
+/**
+ * sk_test_bench_script:
+ * @number: the step's number, from 1, for its report and its value
+ * @key: the step's key
+ * @priors: the keys of the steps before it
+ *
+ * A trivial step script that follows the node contract, for the benchmarks:
+ * it reports one line, gives {"value": @number} and pickles it, and its
+ * __main__ block runs it outside the harness, reading its priors' pickles.
+ *
+ * Returns: (transfer full): the script's text
+ */
+char *
+sk_test_bench_script (guint               number,
+                      const char         *key,
+                      const char * const *priors)
+{
+  GString *script = g_string_new (NULL);
+
+  g_string_append_printf (script,
+                          "\"\"\"Step %u of the benchmark workflow.\"\"\"\n"
+                          "import os\n"
+                          "import pickle\n"
+                          "\n"
+                          "KEY = \"%s\"\n"
+                          "SUMMARY = KEY + \"_summary.txt\"\n"
+                          "PRIORS = [",
+                          number, key);
+  for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+    g_string_append_printf (script, "%s\"%s\"", j > 0 ? ", " : "", priors[j]);
+
+  g_string_append_printf (script,
+                          "]\n"
+                          "\n"
+                          "state = {}\n"
+                          "\n"
+                          "\n"
+                          "def preprocess(prior_outputs):\n"
+                          "    state[\"local\"] = {\"priors\": sorted(prior_outputs)}\n"
+                          "    with open(SUMMARY, \"w\", encoding=\"utf-8\") as handle:\n"
+                          "        handle.write(\"Report the number of step %u.\\n\")\n"
+                          "    return True\n"
+                          "\n"
+                          "\n"
+                          "def compute():\n"
+                          "    state[\"output\"] = {\"task_status\": \"success\", \"value\": %u}\n"
+                          "    with open(SUMMARY, \"a\", encoding=\"utf-8\") as handle:\n"
+                          "        handle.write(\"Done: success.\\n\")\n"
+                          "\n"
+                          "\n"
+                          "def save():\n"
+                          "    with open(KEY + \".pkl\", \"wb\") as handle:\n"
+                          "        pickle.dump(state[\"output\"], handle)\n"
+                          "\n"
+                          "\n"
+                          "if __name__ == \"__main__\":\n"
+                          "    prior_outputs = {}\n"
+                          "    for prior in PRIORS:\n"
+                          "        path = os.path.join(\"..\", prior, prior + \".pkl\")\n"
+                          "        try:\n"
+                          "            with open(path, \"rb\") as handle:\n"
+                          "                prior_outputs[prior] = pickle.load(handle)\n"
+                          "        except (OSError, pickle.UnpicklingError):\n"
+                          "            prior_outputs[prior] = {}\n"
+                          "    if preprocess(prior_outputs):\n"
+                          "        compute()\n"
+                          "        save()\n",
+                          number, number);
+
+  return g_string_free (script, FALSE);
+}

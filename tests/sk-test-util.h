@@ -178,6 +178,9 @@ void        sk_test_write_spec_process_full (const char *folder,
                                              const char *name,
                                              const char *spec,
                                              gboolean    with_tasks);
+char       *sk_test_bench_script       (guint               number,
+                                        const char         *key,
+                                        const char * const *priors);
 JsonObject *sk_test_parse_object  (const char  *text);
 
 void      sk_test_assert_contains (const char  *haystack,

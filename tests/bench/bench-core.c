@@ -456,61 +456,14 @@ static char *
 node_script (const Dag *dag,
              guint      node)
 {
-  GString *script = g_string_new (NULL);
+  g_autoptr(GPtrArray) priors = g_ptr_array_new ();
   const guint *mine = dag_priors (dag, node);
-  const char *key = dag->keys[node];
 
-  g_string_append_printf (script,
-                          "\"\"\"Step %u of the benchmark workflow.\"\"\"\n"
-                          "import os\n"
-                          "import pickle\n"
-                          "\n"
-                          "KEY = \"%s\"\n"
-                          "SUMMARY = KEY + \"_summary.txt\"\n"
-                          "PRIORS = [",
-                          node + 1, key);
   for (guint j = 0; j < dag->n_priors[node]; j++)
-    g_string_append_printf (script, "%s\"%s\"", j > 0 ? ", " : "", dag->keys[mine[j]]);
+    g_ptr_array_add (priors, (gpointer) dag->keys[mine[j]]);
+  g_ptr_array_add (priors, NULL);
 
-  g_string_append_printf (script,
-                          "]\n"
-                          "\n"
-                          "state = {}\n"
-                          "\n"
-                          "\n"
-                          "def preprocess(prior_outputs):\n"
-                          "    state[\"local\"] = {\"priors\": sorted(prior_outputs)}\n"
-                          "    with open(SUMMARY, \"w\", encoding=\"utf-8\") as handle:\n"
-                          "        handle.write(\"Report the number of step %u.\\n\")\n"
-                          "    return True\n"
-                          "\n"
-                          "\n"
-                          "def compute():\n"
-                          "    state[\"output\"] = {\"task_status\": \"success\", \"value\": %u}\n"
-                          "    with open(SUMMARY, \"a\", encoding=\"utf-8\") as handle:\n"
-                          "        handle.write(\"Done: success.\\n\")\n"
-                          "\n"
-                          "\n"
-                          "def save():\n"
-                          "    with open(KEY + \".pkl\", \"wb\") as handle:\n"
-                          "        pickle.dump(state[\"output\"], handle)\n"
-                          "\n"
-                          "\n"
-                          "if __name__ == \"__main__\":\n"
-                          "    prior_outputs = {}\n"
-                          "    for prior in PRIORS:\n"
-                          "        path = os.path.join(\"..\", prior, prior + \".pkl\")\n"
-                          "        try:\n"
-                          "            with open(path, \"rb\") as handle:\n"
-                          "                prior_outputs[prior] = pickle.load(handle)\n"
-                          "        except (OSError, pickle.UnpicklingError):\n"
-                          "            prior_outputs[prior] = {}\n"
-                          "    if preprocess(prior_outputs):\n"
-                          "        compute()\n"
-                          "        save()\n",
-                          node + 1, node + 1);
-
-  return g_string_free (script, FALSE);
+  return sk_test_bench_script (node + 1, dag->keys[node], (const char * const *) priors->pdata);
 }
 
 static Workflow *

@@ -168,38 +168,6 @@ write_file (const char *path,
 
 /* Workflows -------------------------------------------------------------- */
 
-/* A step script in the shape of the node contract (bench-core's, without
- * the block that runs it outside the harness). */
-static char *
-step_script (guint i)
-{
-  return g_strdup_printf ("\"\"\"Step %u of the benchmark workflow.\"\"\"\n"
-                          "import pickle\n"
-                          "\n"
-                          "KEY = \"step_%u\"\n"
-                          "SUMMARY = KEY + \"_summary.txt\"\n"
-                          "\n"
-                          "state = {}\n"
-                          "\n"
-                          "\n"
-                          "def preprocess(prior_outputs):\n"
-                          "    state[\"local\"] = {\"priors\": sorted(prior_outputs)}\n"
-                          "    with open(SUMMARY, \"w\", encoding=\"utf-8\") as handle:\n"
-                          "        handle.write(\"Report the number of step %u.\\n\")\n"
-                          "    return True\n"
-                          "\n"
-                          "\n"
-                          "def compute():\n"
-                          "    state[\"output\"] = {\"task_status\": \"success\", \"value\": %u}\n"
-                          "    with open(SUMMARY, \"a\", encoding=\"utf-8\") as handle:\n"
-                          "        handle.write(\"Done: success.\\n\")\n"
-                          "\n"
-                          "\n"
-                          "def save():\n"
-                          "    with open(KEY + \".pkl\", \"wb\") as handle:\n"
-                          "        pickle.dump(state[\"output\"], handle)\n",
-                          i + 1, i + 1, i + 1, i + 1);
-}
 
 /* Writes a workflow of @n_nodes steps into @folder, laid out on a square
  * grid as bench-canvas's: each step after the first two needs two earlier
@@ -275,7 +243,7 @@ write_workflow (const char *folder,
           g_autofree char *step_folder = g_build_filename (folder, key, NULL);
           g_autofree char *basename = g_strconcat (key, ".py", NULL);
           g_autofree char *path = g_build_filename (step_folder, basename, NULL);
-          g_autofree char *script = step_script (i);
+          g_autofree char *script = sk_test_bench_script (i + 1, key, NULL);
 
           if (g_mkdir_with_parents (step_folder, 0755) != 0 || !write_file (path, script, -1))
             return FALSE;
