@@ -57,37 +57,6 @@
 /* More than a character of the badge's small bold text takes, in points. */
 #define BADGE_CHAR_WIDTH 6
 
-/* The canvas's light palette (state_color() in sk-canvas-paint.c). */
-static const char *
-state_color (SkNodeState state)
-{
-  switch (state)
-    {
-    case SK_NODE_STATE_STALE:
-      return "#e5a50a";
-    case SK_NODE_STATE_QUEUED:
-      return "#99c1f1";
-    case SK_NODE_STATE_RUNNING:
-      return "#3584e4";
-    case SK_NODE_STATE_WRITING_CODE:
-      return "#9141ac";
-    case SK_NODE_STATE_SUCCEEDED:
-      return "#2ec27e";
-    case SK_NODE_STATE_FAILED:
-      return "#e01b24";
-    case SK_NODE_STATE_SKIPPED:
-    case SK_NODE_STATE_CANCELLED:
-      return "#9a9996";
-    case SK_NODE_STATE_UP_TO_DATE:
-      return "#8ff0a4";
-    case SK_NODE_STATE_AWAITING_APPROVAL:
-      return GATE_COLOR;
-    case SK_NODE_STATE_NO_CODE:
-    case SK_NODE_STATE_IDLE:
-    default:
-      return "#c0bfbc";
-    }
-}
 
 /* Whether @c may stand in XML 1.0 text, which Graphviz parses HTML-like
  * labels as. */
@@ -311,7 +280,7 @@ append_node (GString    *dot,
   g_string_append_printf (label,
                           "<TR><TD ROWSPAN=\"%u\" WIDTH=\"%d\" BGCOLOR=\"%s\"></TD>"
                           "<TD ROWSPAN=\"%u\" WIDTH=\"%d\"></TD>",
-                          rows, STRIPE_WIDTH, state_color (state), rows, LABEL_PAD);
+                          rows, STRIPE_WIDTH, sk_node_state_color (state), rows, LABEL_PAD);
 
   g_string_append_printf (label,
                           "<TD ALIGN=\"LEFT\" BALIGN=\"LEFT\" WIDTH=\"%d\" HEIGHT=\"24\" "

@@ -52,38 +52,6 @@ typedef struct
   gsize    images_size;
 } Page;
 
-/* The canvas's light palette (state_color() in src/ui/sk-canvas-paint.c),
- * which the picture of the workflow uses as well. */
-static const char *
-state_color (SkNodeState state)
-{
-  switch (state)
-    {
-    case SK_NODE_STATE_STALE:
-      return "#e5a50a";
-    case SK_NODE_STATE_QUEUED:
-      return "#99c1f1";
-    case SK_NODE_STATE_RUNNING:
-      return "#3584e4";
-    case SK_NODE_STATE_WRITING_CODE:
-      return "#9141ac";
-    case SK_NODE_STATE_SUCCEEDED:
-      return "#2ec27e";
-    case SK_NODE_STATE_FAILED:
-      return "#e01b24";
-    case SK_NODE_STATE_SKIPPED:
-    case SK_NODE_STATE_CANCELLED:
-      return "#9a9996";
-    case SK_NODE_STATE_UP_TO_DATE:
-      return "#8ff0a4";
-    case SK_NODE_STATE_AWAITING_APPROVAL:
-      return "#ff7800";
-    case SK_NODE_STATE_NO_CODE:
-    case SK_NODE_STATE_IDLE:
-    default:
-      return "#c0bfbc";
-    }
-}
 
 /* Appends @text escaped for HTML text and attribute values, as valid
  * UTF-8, with the control characters HTML does not allow as spaces. */
@@ -241,7 +209,7 @@ append_stylesheet (GString *html)
   g_string_append (html, stylesheet);
   for (SkNodeState state = SK_NODE_STATE_IDLE; state <= SK_NODE_STATE_AWAITING_APPROVAL; state++)
     g_string_append_printf (html, ".state-%s{--state:%s}\n",
-                            sk_node_state_to_string (state), state_color (state));
+                            sk_node_state_to_string (state), sk_node_state_color (state));
   g_string_append (html, "</style>\n");
 }
 

@@ -837,6 +837,45 @@ sk_node_state_to_string (SkNodeState state)
 }
 
 /**
+ * sk_node_state_color:
+ * @state: a #SkNodeState
+ *
+ * Returns: the state's colour in the canvas's light palette (state_color()
+ *   in src/ui/sk-canvas-paint.c), as "#rrggbb", for the exported pictures
+ *   and reports
+ */
+const char *
+sk_node_state_color (SkNodeState state)
+{
+  switch (state)
+    {
+    case SK_NODE_STATE_STALE:
+      return "#e5a50a";
+    case SK_NODE_STATE_QUEUED:
+      return "#99c1f1";
+    case SK_NODE_STATE_RUNNING:
+      return "#3584e4";
+    case SK_NODE_STATE_WRITING_CODE:
+      return "#9141ac";
+    case SK_NODE_STATE_SUCCEEDED:
+      return "#2ec27e";
+    case SK_NODE_STATE_FAILED:
+      return "#e01b24";
+    case SK_NODE_STATE_SKIPPED:
+    case SK_NODE_STATE_CANCELLED:
+      return "#9a9996";
+    case SK_NODE_STATE_UP_TO_DATE:
+      return "#8ff0a4";
+    case SK_NODE_STATE_AWAITING_APPROVAL:
+      return "#ff7800";
+    case SK_NODE_STATE_NO_CODE:
+    case SK_NODE_STATE_IDLE:
+    default:
+      return "#c0bfbc";
+    }
+}
+
+/**
  * sk_node_state_label:
  * @state: a #SkNodeState
  *

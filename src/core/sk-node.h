@@ -128,6 +128,7 @@ void                 sk_node_add_tokens        (SkNode              *self,
 const char          *sk_node_state_to_string   (SkNodeState          state);
 const char          *sk_node_state_describe    (SkNodeState          state);
 const char          *sk_node_state_label       (SkNodeState          state);
+const char          *sk_node_state_color       (SkNodeState          state);
 gboolean             sk_node_state_is_finished (SkNodeState          state);
 char                *sk_node_key_from_name     (const char          *name);
 
