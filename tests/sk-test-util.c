@@ -1147,3 +1147,35 @@ sk_test_bench_script (guint               number,
 
   return g_string_free (script, FALSE);
 }
+
+/**
+ * sk_test_take_option:
+ * @argc: the program's argument count
+ * @argv: its arguments
+ * @option: an option of the test's own, such as `--spawn-steps`
+ *
+ * Takes @option out of the arguments before g_test_init() reads them, so
+ * that the suite can run one program in several ways.
+ *
+ * Returns: whether @option was given
+ */
+gboolean
+sk_test_take_option (int        *argc,
+                     char      **argv,
+                     const char *option)
+{
+  gboolean found = FALSE;
+  int kept = 1;
+
+  for (int i = 1; i < *argc; i++)
+    {
+      if (g_str_equal (argv[i], option))
+        found = TRUE;
+      else
+        argv[kept++] = argv[i];
+    }
+  argv[kept] = NULL;
+  *argc = kept;
+
+  return found;
+}

@@ -230,6 +230,9 @@ int       sk_test_compare_strings (gconstpointer a,
 gboolean  sk_test_need_skele      (const char **skele_bin,
                                    const char **examples_dir);
 void      sk_test_missing_tool    (const char  *program);
+gboolean  sk_test_take_option     (int         *argc,
+                                   char       **argv,
+                                   const char  *option);
 
 /* What a program that a test ran did: its exit status, or minus the signal
  * that ended it, and what it wrote to its standard output and error. */

@@ -26,6 +26,7 @@
  * second, which would make this test slow without testing anything more.
  */
 static char *python_path;
+static gboolean spawn_steps;
 
 /* A node script that follows the contract. Every script appends its key to
  * its journal runs.log, which tells the tests which scripts ran, and writes
@@ -209,6 +210,7 @@ new_runner (void)
 
   sk_runner_set_python (runner, python_path);
   set_sandbox_policy (runner);
+  sk_runner_set_fork_server (runner, !spawn_steps);
   return runner;
 }
 
@@ -1934,6 +1936,9 @@ main (int   argc,
   g_autofree char *python3 = g_find_program_in_path ("python3");
   int status;
 
+  /* The suite runs these tests a second time with steps spawned, the way
+   * they are started where they cannot be forked. */
+  spawn_steps = sk_test_take_option (&argc, argv, "--spawn-steps");
   g_test_init (&argc, &argv, NULL);
 
   if (python3 == NULL)

@@ -38,6 +38,7 @@
 static const char *skele_bin;
 static char *python_path;
 static char *self_path;
+static gboolean spawn_steps;
 
 /* How skele runs the steps: one Python process each or one for all, in a
  * sandbox where there is one, or never in one. */
@@ -231,6 +232,8 @@ run_skele (const char *dir,
   g_ptr_array_add (argv, sandbox);
   if (mode->in_memory)
     g_ptr_array_add (argv, (char *) "--in-memory");
+  if (spawn_steps)
+    g_ptr_array_add (argv, (char *) "--spawn-steps");
   for (guint i = 0; extras != NULL && extras[i] != NULL; i++)
     g_ptr_array_add (argv, extras[i]);
   g_ptr_array_add (argv, NULL);
@@ -264,6 +267,16 @@ run_skele (const char *dir,
   run->max_rss_kb = usage.ru_maxrss;
   run->out = take_file (out_fd, out_path);
   run->err = take_file (err_fd, err_path);
+
+  /* Steps are forked or spawned as the test asked; without a sandbox they
+   * can always be forked. */
+  if (!mode->in_memory && strstr (run->out, "\"event\":\"processes\"") != NULL)
+    {
+      if (spawn_steps)
+        sk_test_assert_contains (run->out, "\"mode\":\"spawn\"");
+      else if (g_str_equal (mode->sandbox, "off"))
+        sk_test_assert_contains (run->out, "\"mode\":\"fork-server\"");
+    }
   g_test_message ("skele run%s %s: status %d, signal %d, %.1f s, %ld KiB\n%s",
                   mode->in_memory ? " --in-memory" : "", sandbox, run->exit_status,
                   run->term_sig, run->seconds, run->max_rss_kb, run->err);
@@ -1001,6 +1014,9 @@ main (int    argc,
       return full_disk_child (argv[2], argv[3], argv[4], argv[5]);
     }
 
+  /* The suite runs these tests a second time with steps spawned, the way
+   * they are started where they cannot be forked. */
+  spawn_steps = sk_test_take_option (&argc, argv, "--spawn-steps");
   g_test_init (&argc, &argv, NULL);
 
   self_path = g_canonicalize_filename (argv[0], NULL);

@@ -370,6 +370,40 @@ workspace_message_cb (SkWorkspace *workspace,
   g_printerr (_("warning: %s\n"), message);
 }
 
+/* Tells other programs how the steps got their processes, and why they
+ * were not forked when they could not be. */
+static void
+processes_cb (SkRunner   *runner,
+              const char *mode,
+              const char *reason,
+              RunContext *context)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  if (!context->events)
+    return;
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "event");
+  json_builder_add_string_value (builder, "processes");
+  json_builder_set_member_name (builder, "mode");
+  json_builder_add_string_value (builder, mode);
+  if (reason != NULL)
+    {
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, reason);
+    }
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  text = json_to_string (root, FALSE);
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+  fflush (stdout);
+}
+
 static void
 run_started_cb (SkWorkspace *workspace,
                 const char  *agent,
@@ -424,6 +458,7 @@ run_and_wait (SkWorkspace        *workspace,
   context->cancellable = cancellable;
 
   g_signal_connect (runner, "node-state-changed", G_CALLBACK (node_state_changed_cb), context);
+  g_signal_connect (runner, "processes", G_CALLBACK (processes_cb), context);
   g_signal_connect (workspace, "agent-progress", G_CALLBACK (agent_progress_cb), context);
   g_signal_connect (workspace, "run-started", G_CALLBACK (run_started_cb), context);
   g_signal_connect (workspace, "message", G_CALLBACK (workspace_message_cb), context);
@@ -512,6 +547,7 @@ command_run (int    argc,
   gboolean no_agent = FALSE;
   gboolean force = FALSE;
   gboolean in_memory = FALSE;
+  gboolean spawn_steps = FALSE;
   double timeout = TIMEOUT_UNSET;
   int jobs = JOBS_UNSET;
   int status;
@@ -530,6 +566,9 @@ command_run (int    argc,
       N_("Stop a step that runs longer than this (default: as in Preferences)"), "SECONDS" },
     { "in-memory", 0, 0, G_OPTION_ARG_NONE, &in_memory,
       N_("Run all steps in one Python process and pass results without saving them"), NULL },
+    { "spawn-steps", 0, 0, G_OPTION_ARG_NONE, &spawn_steps,
+      N_("Start a new Python for each step instead of forking it from one started for the run"),
+      NULL },
     { "events", 0, 0, G_OPTION_ARG_STRING, &events,
       N_("Write one JSON object per line to standard output for each change"), "json" },
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
@@ -629,6 +668,8 @@ command_run (int    argc,
   run_options.strict = TRUE;
   run_options.sandbox = sandbox != NULL ? (int) sandbox_policy : -1;
   run_options.approve = (const char * const *) approve;
+
+  sk_runner_set_fork_server (sk_workspace_get_runner (workspace), !spawn_steps);
 
   context.events = events != NULL;
   context.folder = argv[1];

@@ -10,8 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -990,4 +993,582 @@ sk_harness_worker_close_finish (SkHarnessWorker  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Fork server ------------------------------------------------------------ */
+
+/* The largest request the server reads; a spec is a few hundred bytes.
+ * Its replies are a line of numbers. */
+#define SERVER_MESSAGE_LIMIT (1024 * 1024)
+#define REPLY_LIMIT 4096
+#define SERVER_READY_TIMEOUT_MS 20000
+
+struct _SkHarnessServer
+{
+  GObject      parent_instance;
+
+  SkProcess   *process;
+  GMutex       lock;
+  int          socket_fd;
+  guint        watch_id;
+  GHashTable  *launches;
+  guint64      next_id;
+
+  char        *workflow_dir;
+  GPtrArray   *writable;
+  GPtrArray   *read_only;
+  gboolean     network;
+  gboolean     narrow;
+};
+
+G_DEFINE_FINAL_TYPE (SkHarnessServer, sk_harness_server, G_TYPE_OBJECT)
+
+/* What a launch's process needs to signal its group through the server. */
+typedef struct
+{
+  SkHarnessServer *server;
+  guint64          id;
+} ServerChild;
+
+static void
+server_child_free (gpointer data)
+{
+  ServerChild *child = data;
+
+  g_object_unref (child->server);
+  g_free (child);
+}
+
+static gboolean
+server_send (SkHarnessServer *self,
+             const char      *text,
+             const int       *fds,
+             guint            n_fds)
+{
+  struct msghdr message = { 0 };
+  struct iovec iov;
+  union {
+    char           buffer[CMSG_SPACE (2 * sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  gboolean sent;
+
+  iov.iov_base = (void *) text;
+  iov.iov_len = strlen (text);
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+
+  if (n_fds > 0)
+    {
+      struct cmsghdr *header;
+
+      g_assert (n_fds <= 2);
+      memset (&control, 0, sizeof control);
+      message.msg_control = control.buffer;
+      message.msg_controllen = CMSG_SPACE (n_fds * sizeof (int));
+      header = CMSG_FIRSTHDR (&message);
+      header->cmsg_level = SOL_SOCKET;
+      header->cmsg_type = SCM_RIGHTS;
+      header->cmsg_len = CMSG_LEN (n_fds * sizeof (int));
+      memcpy (CMSG_DATA (header), fds, n_fds * sizeof (int));
+    }
+
+  g_mutex_lock (&self->lock);
+  sent = self->socket_fd >= 0 &&
+         sendmsg (self->socket_fd, &message, MSG_NOSIGNAL) == (ssize_t) iov.iov_len;
+  g_mutex_unlock (&self->lock);
+
+  return sent;
+}
+
+/* Called from any thread, as SkProcess cancels from wherever it is asked. */
+static void
+server_child_signal (int      signum,
+                     gpointer user_data)
+{
+  ServerChild *child = user_data;
+  g_autofree char *text = NULL;
+
+  text = g_strdup_printf ("{\"op\": \"signal\", \"id\": %" G_GUINT64_FORMAT ", \"signal\": %d}",
+                          child->id, signum);
+  server_send (child->server, text, NULL, 0);
+}
+
+static void
+server_close_socket (SkHarnessServer *self)
+{
+  g_clear_handle_id (&self->watch_id, g_source_remove);
+
+  g_mutex_lock (&self->lock);
+  if (self->socket_fd >= 0)
+    close (self->socket_fd);
+  self->socket_fd = -1;
+  g_mutex_unlock (&self->lock);
+}
+
+/* The server is gone, and its children with it: they die with their
+ * parent. Their ends are told as a kill, which is what happened. */
+static void
+server_lost (SkHarnessServer *self)
+{
+  g_autoptr(GHashTable) launches = g_steal_pointer (&self->launches);
+  GHashTableIter iter;
+  SkProcess *process;
+
+  self->launches = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_object_unref);
+  server_close_socket (self);
+
+  g_hash_table_iter_init (&iter, launches);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
+    sk_process_set_exited (process, SIGKILL);
+}
+
+static gboolean
+server_reply_cb (int          fd,
+                 GIOCondition condition,
+                 gpointer     user_data)
+{
+  SkHarnessServer *self = user_data;
+  char buffer[REPLY_LIMIT];
+
+  g_object_ref (self);
+  for (;;)
+    {
+      g_autoptr(JsonNode) root = NULL;
+      JsonObject *reply;
+      ssize_t n;
+      gint64 id;
+
+      n = recv (fd, buffer, sizeof buffer - 1, MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        break;
+      if (n <= 0)
+        {
+          self->watch_id = 0;
+          server_lost (self);
+          g_object_unref (self);
+          return G_SOURCE_REMOVE;
+        }
+
+      buffer[n] = '\0';
+      root = json_from_string (buffer, NULL);
+      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+        continue;
+
+      reply = json_node_get_object (root);
+      if (!json_object_has_member (reply, "status"))
+        continue;
+
+      id = json_object_get_int_member (reply, "id");
+      {
+        g_autoptr(SkProcess) process = NULL;
+        gpointer key = NULL;
+
+        if (g_hash_table_steal_extended (self->launches, &id, &key, (gpointer *) &process))
+          {
+            g_free (key);
+            sk_process_set_exited (process, (int) json_object_get_int_member (reply, "status"));
+          }
+      }
+    }
+
+  g_object_unref (self);
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * sk_harness_server_stop:
+ * @self: a fork server
+ *
+ * Ends the server; the steps it still runs end with it, and are told as
+ * killed. Launches that outlive it cannot signal it any more.
+ */
+void
+sk_harness_server_stop (SkHarnessServer *self)
+{
+  g_return_if_fail (SK_IS_HARNESS_SERVER (self));
+
+  server_lost (self);
+  if (self->process != NULL)
+    sk_process_kill (self->process);
+}
+
+static void
+sk_harness_server_dispose (GObject *object)
+{
+  SkHarnessServer *self = (SkHarnessServer *) object;
+
+  sk_harness_server_stop (self);
+
+  G_OBJECT_CLASS (sk_harness_server_parent_class)->dispose (object);
+}
+
+static void
+sk_harness_server_finalize (GObject *object)
+{
+  SkHarnessServer *self = (SkHarnessServer *) object;
+
+  g_clear_object (&self->process);
+  g_clear_pointer (&self->launches, g_hash_table_unref);
+  g_clear_pointer (&self->workflow_dir, g_free);
+  g_clear_pointer (&self->writable, g_ptr_array_unref);
+  g_clear_pointer (&self->read_only, g_ptr_array_unref);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (sk_harness_server_parent_class)->finalize (object);
+}
+
+static void
+sk_harness_server_class_init (SkHarnessServerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = sk_harness_server_dispose;
+  object_class->finalize = sk_harness_server_finalize;
+}
+
+static void
+sk_harness_server_init (SkHarnessServer *self)
+{
+  g_mutex_init (&self->lock);
+  self->socket_fd = -1;
+  self->launches = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_object_unref);
+  self->writable = g_ptr_array_new_with_free_func (g_free);
+  self->read_only = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+add_string_array (JsonBuilder *builder,
+                  const char  *name,
+                  GPtrArray   *paths)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (guint i = 0; paths != NULL && i < paths->len; i++)
+    json_builder_add_string_value (builder, g_ptr_array_index (paths, i));
+  json_builder_end_array (builder);
+}
+
+static void
+copy_paths (GPtrArray *to,
+            GPtrArray *from)
+{
+  for (guint i = 0; from != NULL && i < from->len; i++)
+    g_ptr_array_add (to, g_strdup (g_ptr_array_index (from, i)));
+}
+
+/* Waits for the server's first word, which says whether it can keep the
+ * steps apart; the run goes on only once it is known. */
+static gboolean
+server_wait_ready (SkHarnessServer  *self,
+                   GError          **error)
+{
+  g_autoptr(JsonNode) root = NULL;
+  struct pollfd poll_fd = { .fd = self->socket_fd, .events = POLLIN };
+  char buffer[256];
+  ssize_t n = -1;
+  int polled;
+
+  do
+    polled = poll (&poll_fd, 1, SERVER_READY_TIMEOUT_MS);
+  while (polled < 0 && errno == EINTR);
+
+  if (polled > 0)
+    do
+      n = recv (self->socket_fd, buffer, sizeof buffer - 1, 0);
+    while (n < 0 && errno == EINTR);
+
+  if (n > 0)
+    {
+      buffer[n] = '\0';
+      root = json_from_string (buffer, NULL);
+    }
+
+  if (root != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
+      json_object_get_boolean_member_with_default (json_node_get_object (root), "ready", FALSE))
+    return TRUE;
+
+  if (n > 0 && self->narrow)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                         _("the steps cannot be kept apart inside one sandbox on this system"));
+  else
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                         _("the process that starts the steps did not start"));
+  return FALSE;
+}
+
+/**
+ * sk_harness_server_spawn:
+ * @sandbox: the sandbox of the run
+ * @mounts: what all the steps that the server may start may see and
+ *   change; each step takes back, in its own process, what it may not
+ * @harness: the path of the harness, from sk_harness_get_path()
+ * @error: return location for a #GError
+ *
+ * Starts the fork server of the isolated mode: one Python, started once,
+ * that forks a process for each step, so that steps stay apart without an
+ * interpreter's start-up each. It works where the sandbox is bubblewrap,
+ * whose namespace each child can narrow, or where there is no sandbox.
+ * Waits until the server is ready.
+ *
+ * Returns: (transfer full) (nullable): the server, or %NULL with
+ *   %G_IO_ERROR_NOT_SUPPORTED and the reason when steps have to be
+ *   started one process each
+ */
+SkHarnessServer *
+sk_harness_server_spawn (SkSandbox              *sandbox,
+                         const SkSandboxMounts  *mounts,
+                         const char             *harness,
+                         GError                **error)
+{
+  g_autoptr(SkHarnessServer) self = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *fd_text = NULL;
+  SkSandboxMounts server_mounts;
+  const char *argv[6];
+  int fds[2];
+
+  g_return_val_if_fail (sandbox != NULL, NULL);
+  g_return_val_if_fail (mounts != NULL, NULL);
+  g_return_val_if_fail (harness != NULL, NULL);
+
+#ifndef __linux__
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       _("steps are forked only on Linux"));
+  return NULL;
+#endif
+
+  if (sk_sandbox_get_kind (sandbox) == SK_SANDBOX_FLATPAK)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           _("inside Flatpak each step needs a sandbox of its own"));
+      return NULL;
+    }
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "%s", g_strerror (saved_errno));
+      return NULL;
+    }
+
+  self = g_object_new (SK_TYPE_HARNESS_SERVER, NULL);
+  self->socket_fd = fds[0];
+  self->workflow_dir = g_strdup (mounts->workflow_dir);
+  self->narrow = sk_sandbox_is_confined (sandbox);
+  self->network = mounts->network;
+  copy_paths (self->writable, mounts->writable);
+  copy_paths (self->read_only, mounts->read_only);
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "narrow");
+  json_builder_add_boolean_value (builder, self->narrow);
+  json_builder_set_member_name (builder, "network");
+  json_builder_add_boolean_value (builder, self->network);
+  add_string_array (builder, "writable", self->writable);
+  add_string_array (builder, "read_only", self->read_only);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  config = sk_json_to_data (root, FALSE, NULL);
+
+  self->process = sk_process_new ();
+  sk_process_set_cwd (self->process, mounts->workflow_dir);
+  sk_process_set_ignore_interrupt (self->process, TRUE);
+  sk_process_set_capture (self->process, 0, TAIL_LIMIT);
+  sk_process_take_fd (self->process, fds[1], WORKER_RESULTS_FD);
+
+  fd_text = g_strdup_printf ("%d", WORKER_RESULTS_FD);
+  server_mounts = *mounts;
+  server_mounts.forward_fd = WORKER_RESULTS_FD;
+  server_mounts.nested_namespaces = self->narrow;
+  argv[0] = sk_sandbox_get_python (sandbox);
+  argv[1] = harness;
+  argv[2] = "serve";
+  argv[3] = fd_text;
+  argv[4] = config;
+  argv[5] = NULL;
+
+  if (!spawn_python (self->process, sandbox, &server_mounts, argv, error))
+    return NULL;
+
+  if (!server_wait_ready (self, error))
+    return NULL;
+
+  self->watch_id = g_unix_fd_add (self->socket_fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                  server_reply_cb, self);
+  return g_steal_pointer (&self);
+}
+
+static gboolean
+path_in (GPtrArray  *paths,
+         const char *path)
+{
+  for (guint i = 0; i < paths->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (paths, i), path) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+static gboolean
+path_under_any (GPtrArray  *roots,
+                const char *path)
+{
+  for (guint i = 0; i < roots->len; i++)
+    {
+      const char *root = g_ptr_array_index (roots, i);
+      gsize length = strlen (root);
+
+      if (strncmp (path, root, length) == 0 && (path[length] == '\0' || path[length] == '/'))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* Whether a child of the server can be given exactly @mounts. */
+static gboolean
+server_covers (SkHarnessServer       *self,
+               const SkSandboxMounts *mounts)
+{
+  if (!self->narrow)
+    return TRUE;
+
+  if (g_strcmp0 (mounts->workflow_dir, self->workflow_dir) != 0 ||
+      (mounts->network && !self->network))
+    return FALSE;
+
+  for (guint i = 0; mounts->writable != NULL && i < mounts->writable->len; i++)
+    if (!path_under_any (self->writable, g_ptr_array_index (mounts->writable, i)))
+      return FALSE;
+
+  for (guint i = 0; mounts->read_only != NULL && i < mounts->read_only->len; i++)
+    if (!path_in (self->read_only, g_ptr_array_index (mounts->read_only, i)))
+      return FALSE;
+
+  return TRUE;
+}
+
+/**
+ * sk_harness_launch_fork:
+ * @server: a running fork server
+ * @mounts: what the node may see and change
+ * @spec: the node to run
+ * @error: return location for a #GError
+ *
+ * Runs one node in a process forked by @server, which behaves as one from
+ * sk_harness_launch_spawn(): a session of its own, the node's logs, its
+ * report, and its group killed when it ends or is stopped.
+ *
+ * Returns: (transfer full) (nullable): the running launch, or %NULL with
+ *   %G_IO_ERROR_NOT_SUPPORTED when the server cannot give the node what it
+ *   may do, or has stopped; the node can then be spawned
+ */
+SkHarnessLaunch *
+sk_harness_launch_fork (SkHarnessServer       *server,
+                        const SkSandboxMounts *mounts,
+                        SkHarnessSpec         *spec,
+                        GError               **error)
+{
+  g_autoptr(SkHarnessLaunch) self = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *spec_text = NULL;
+  g_autofree char *request = NULL;
+  g_autofree char *mark = NULL;
+  ServerChild *child;
+  int out[2];
+  int err[2];
+  int sent[2];
+  guint64 id;
+
+  g_return_val_if_fail (SK_IS_HARNESS_SERVER (server), NULL);
+  g_return_val_if_fail (mounts != NULL, NULL);
+  g_return_val_if_fail (spec != NULL, NULL);
+
+  if (server->socket_fd < 0 || !server_covers (server, mounts))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "The fork server cannot start this step.");
+      return NULL;
+    }
+
+  prepare_bookkeeping (spec);
+  spec_text = spec_to_string (spec);
+  mark = sk_process_new_mark ();
+  id = ++server->next_id;
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "op");
+  json_builder_add_string_value (builder, "run");
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_int_value (builder, (gint64) id);
+  json_builder_set_member_name (builder, "cwd");
+  json_builder_add_string_value (builder, spec->step_folder);
+  json_builder_set_member_name (builder, "spec");
+  json_builder_add_string_value (builder, spec_text);
+  json_builder_set_member_name (builder, "mark");
+  json_builder_add_string_value (builder, mark);
+  json_builder_set_member_name (builder, "network");
+  json_builder_add_boolean_value (builder, mounts->network);
+  add_string_array (builder, "writable", mounts->writable);
+  add_string_array (builder, "read_only", mounts->read_only);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  request = sk_json_to_data (root, FALSE, NULL);
+
+  if (strlen (request) >= SERVER_MESSAGE_LIMIT)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "The step's description is too long for the fork server.");
+      return NULL;
+    }
+
+  if (!g_unix_open_pipe (out, FD_CLOEXEC, error))
+    return NULL;
+  if (!g_unix_open_pipe (err, FD_CLOEXEC, error))
+    {
+      close (out[0]);
+      close (out[1]);
+      return NULL;
+    }
+
+  sent[0] = out[1];
+  sent[1] = err[1];
+  if (!server_send (server, request, sent, 2))
+    {
+      close (out[0]);
+      close (out[1]);
+      close (err[0]);
+      close (err[1]);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "The fork server has stopped.");
+      return NULL;
+    }
+  close (out[1]);
+  close (err[1]);
+
+  self = g_object_new (SK_TYPE_HARNESS_LAUNCH, NULL);
+  self->report_path = g_strdup (spec->report_path);
+  self->process = sk_process_new ();
+  sk_process_set_log_file (self->process, SK_PROCESS_STDOUT, spec->stdout_path, spec->log_limit);
+  sk_process_set_log_file (self->process, SK_PROCESS_STDERR, spec->stderr_path, spec->log_limit);
+  sk_process_set_capture (self->process, 0, TAIL_LIMIT);
+
+  child = g_new0 (ServerChild, 1);
+  child->server = g_object_ref (server);
+  child->id = id;
+  sk_process_attach (self->process, mark, out[0], err[0], server_child_signal, child,
+                     server_child_free);
+  g_hash_table_insert (server->launches, g_memdup2 (&id, sizeof id), g_object_ref (self->process));
+
+  return g_steal_pointer (&self);
 }

@@ -84,6 +84,22 @@ JsonObject     *sk_harness_launch_get_report   (SkHarnessLaunch     *self);
 char           *sk_harness_launch_get_stderr_tail (SkHarnessLaunch  *self);
 char           *sk_harness_launch_describe_end (SkHarnessLaunch     *self);
 
+/* The isolated mode without an interpreter's start-up per node: one Python
+ * forks a process for each. */
+#define SK_TYPE_HARNESS_SERVER (sk_harness_server_get_type ())
+
+G_DECLARE_FINAL_TYPE (SkHarnessServer, sk_harness_server, SK, HARNESS_SERVER, GObject)
+
+SkHarnessServer *sk_harness_server_spawn       (SkSandbox           *sandbox,
+                                                const SkSandboxMounts *mounts,
+                                                const char          *harness,
+                                                GError             **error);
+void             sk_harness_server_stop        (SkHarnessServer     *self);
+SkHarnessLaunch *sk_harness_launch_fork        (SkHarnessServer     *server,
+                                                const SkSandboxMounts *mounts,
+                                                SkHarnessSpec       *spec,
+                                                GError             **error);
+
 /* The in-memory mode: one Python worker runs the nodes one after another. */
 #define SK_TYPE_HARNESS_WORKER (sk_harness_worker_get_type ())
 

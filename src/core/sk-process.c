@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef __linux__
@@ -20,6 +21,7 @@
 
 #include <glib/gstdio.h>
 #include <glib-unix.h>
+#include <gio/gunixinputstream.h>
 
 #include "sk-process.h"
 
@@ -74,6 +76,13 @@ struct _SkProcess
   Output               outputs[2];
   char                *mark;
   pid_t                pgid;
+
+  /* A process started by someone else, such as a fork server, that this
+   * one only reads and is told the end of. */
+  SkProcessSignalFunc  signal_func;
+  gpointer             signal_data;
+  GDestroyNotify       signal_destroy;
+  int                  wait_status;
   guint                pending_reads;
   int                  exited;
 
@@ -81,6 +90,7 @@ struct _SkProcess
   guint                merge_stderr : 1;
   guint                ignore_interrupt : 1;
   guint                spawned : 1;
+  guint                attached : 1;
   guint                done : 1;
   guint                timed_out : 1;
 };
@@ -146,6 +156,8 @@ sk_process_finalize (GObject *object)
   g_clear_object (&self->launcher);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->mark, g_free);
+  if (self->signal_destroy != NULL)
+    self->signal_destroy (self->signal_data);
 
   G_OBJECT_CLASS (sk_process_parent_class)->finalize (object);
 }
@@ -837,6 +849,23 @@ start_read (SkProcess *self,
 
 /* Running ---------------------------------------------------------------- */
 
+/* The group of an attached process may live in another process namespace,
+ * where only the one that started it can name it. */
+static void
+signal_group (SkProcess *self,
+              int        signum)
+{
+  if (self->attached)
+    {
+      if (self->signal_func != NULL)
+        self->signal_func (signum, self->signal_data);
+    }
+  else
+    {
+      kill_group (self->pgid, signum);
+    }
+}
+
 static GSource *
 attach_timeout (SkProcess   *self,
                 guint        msec,
@@ -869,9 +898,28 @@ timeout_cb (gpointer user_data)
 
   g_clear_pointer (&self->timeout_source, g_source_unref);
   self->timed_out = TRUE;
-  kill_group (self->pgid, SIGKILL);
+  signal_group (self, SIGKILL);
 
   return G_SOURCE_REMOVE;
+}
+
+static void
+leader_exited (SkProcess *self)
+{
+  g_atomic_int_set (&self->exited, TRUE);
+  clear_source (&self->timeout_source);
+
+  /* Processes the leader started and left running would keep the output
+   * pipes open, and with them the wait, until they end on their own. Those
+   * that left the group are found by their mark; one that also cleared its
+   * environment is out of reach, and is not waited for beyond a short grace.
+   */
+  signal_group (self, SIGKILL);
+  kill_marked (self->mark);
+  if (self->pending_reads > 0 && self->drain_source == NULL)
+    self->drain_source = attach_timeout (self, DRAIN_GRACE_MS, drain_timeout_cb);
+
+  maybe_done (self);
 }
 
 static void
@@ -882,20 +930,53 @@ wait_cb (GObject      *object,
   g_autoptr(SkProcess) self = user_data;
 
   g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
-  g_atomic_int_set (&self->exited, TRUE);
-  clear_source (&self->timeout_source);
+  leader_exited (self);
+}
 
-  /* Processes the leader started and left running would keep the output
-   * pipes open, and with them the wait, until they end on their own. Those
-   * that left the group are found by their mark; one that also cleared its
-   * environment is out of reach, and is not waited for beyond a short grace.
+static char *
+new_mark (void)
+{
+  return g_strdup_printf (MARK_PREFIX "%d_%08x%08x", (int) getpid (),
+                          g_random_int (), g_random_int ());
+}
+
+static void
+start_outputs (SkProcess    *self,
+               GInputStream *streams[2])
+{
+  self->spawned = TRUE;
+  self->context = g_main_context_ref_thread_default ();
+  self->io_cancellable = g_cancellable_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->outputs); i++)
+    {
+      Output *output = &self->outputs[i];
+
+      if (streams[i] == NULL)
+        continue;
+
+      output->stream = g_object_ref (streams[i]);
+      output->head = g_byte_array_sized_new (self->head_size);
+      output->tail = g_malloc (self->tail_size);
+      output->buffer = g_malloc (READ_CHUNK);
+      if (output->log_path != NULL)
+        output->log_fd = g_open (output->log_path,
+                                 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+      start_read (self, output);
+    }
+}
+
+static void
+start_timeout (SkProcess *self)
+{
+  double milliseconds;
+
+  /* GLib counts the delay in milliseconds in a guint; a longer limit would
+   * overflow into a tiny one.
    */
-  kill_group (self->pgid, SIGKILL);
-  kill_marked (self->mark);
-  if (self->pending_reads > 0 && self->drain_source == NULL)
-    self->drain_source = attach_timeout (self, DRAIN_GRACE_MS, drain_timeout_cb);
-
-  maybe_done (self);
+  milliseconds = self->timeout * 1000;
+  if (milliseconds > 0 && milliseconds < G_MAXUINT)
+    self->timeout_source = attach_timeout (self, (guint) milliseconds, timeout_cb);
 }
 
 /**
@@ -916,8 +997,8 @@ sk_process_spawn (SkProcess           *self,
                   GError             **error)
 {
   GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE;
+  GInputStream *streams[2];
   ChildSetup setup;
-  double milliseconds;
   int pid_pipe[2];
   int high_fd;
 
@@ -950,8 +1031,7 @@ sk_process_spawn (SkProcess           *self,
   setup.ignore_interrupt = self->ignore_interrupt;
   g_subprocess_launcher_set_child_setup (self->launcher, child_setup, &setup, NULL);
 
-  self->mark = g_strdup_printf (MARK_PREFIX "%d_%08x%08x", (int) getpid (),
-                                g_random_int (), g_random_int ());
+  self->mark = new_mark ();
   g_subprocess_launcher_setenv (self->launcher, self->mark, "1", TRUE);
 
   /* The spawn returns once the child has run its setup and exec'd. */
@@ -969,43 +1049,99 @@ sk_process_spawn (SkProcess           *self,
       return FALSE;
     }
 
-  self->spawned = TRUE;
   self->pgid = read_child_pid (pid_pipe[0], self->subprocess);
   close (pid_pipe[0]);
-  self->context = g_main_context_ref_thread_default ();
-  self->io_cancellable = g_cancellable_new ();
 
-  for (guint i = 0; i < G_N_ELEMENTS (self->outputs); i++)
-    {
-      Output *output = &self->outputs[i];
-      GInputStream *stream;
-
-      stream = i == SK_PROCESS_STDOUT
-        ? g_subprocess_get_stdout_pipe (self->subprocess)
-        : g_subprocess_get_stderr_pipe (self->subprocess);
-      if (stream == NULL)
-        continue;
-
-      output->stream = g_object_ref (stream);
-      output->head = g_byte_array_sized_new (self->head_size);
-      output->tail = g_malloc (self->tail_size);
-      output->buffer = g_malloc (READ_CHUNK);
-      if (output->log_path != NULL)
-        output->log_fd = g_open (output->log_path,
-                                 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-      start_read (self, output);
-    }
+  streams[SK_PROCESS_STDOUT] = g_subprocess_get_stdout_pipe (self->subprocess);
+  streams[SK_PROCESS_STDERR] = g_subprocess_get_stderr_pipe (self->subprocess);
+  start_outputs (self, streams);
 
   g_subprocess_wait_async (self->subprocess, NULL, wait_cb, g_object_ref (self));
-
-  /* GLib counts the delay in milliseconds in a guint; a longer limit would
-   * overflow into a tiny one.
-   */
-  milliseconds = self->timeout * 1000;
-  if (milliseconds > 0 && milliseconds < G_MAXUINT)
-    self->timeout_source = attach_timeout (self, (guint) milliseconds, timeout_cb);
+  start_timeout (self);
 
   return TRUE;
+}
+
+/**
+ * sk_process_new_mark:
+ *
+ * Returns: (transfer full): a name for the environment variable that marks
+ *   the descendants of a process given to sk_process_attach()
+ */
+char *
+sk_process_new_mark (void)
+{
+  return new_mark ();
+}
+
+/**
+ * sk_process_attach:
+ * @mark: the variable set to `1` in the process's environment, from
+ *   sk_process_new_mark()
+ * @stdout_fd: (transfer full): the read end of the process's output
+ * @stderr_fd: (transfer full): the read end of its error output
+ * @signal_func: sends a signal to the process's group, from any thread
+ * @user_data: data for @signal_func
+ * @destroy: (nullable): frees @user_data
+ *
+ * Follows a process that was started by someone else, such as a fork
+ * server, as if sk_process_spawn() had started it: its output is read and
+ * logged, its time limit kept, and sk_process_set_exited() tells its end.
+ *
+ * Returns: %TRUE
+ */
+gboolean
+sk_process_attach (SkProcess           *self,
+                   const char          *mark,
+                   int                  stdout_fd,
+                   int                  stderr_fd,
+                   SkProcessSignalFunc  signal_func,
+                   gpointer             user_data,
+                   GDestroyNotify       destroy)
+{
+  g_autoptr(GInputStream) out = NULL;
+  g_autoptr(GInputStream) err = NULL;
+  GInputStream *streams[2];
+
+  g_return_val_if_fail (SK_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (!self->spawned, FALSE);
+  g_return_val_if_fail (mark != NULL, FALSE);
+  g_return_val_if_fail (signal_func != NULL, FALSE);
+
+  g_clear_object (&self->launcher);
+  self->attached = TRUE;
+  self->mark = g_strdup (mark);
+  self->signal_func = signal_func;
+  self->signal_data = user_data;
+  self->signal_destroy = destroy;
+
+  streams[SK_PROCESS_STDOUT] = out = g_unix_input_stream_new (stdout_fd, TRUE);
+  streams[SK_PROCESS_STDERR] = err = g_unix_input_stream_new (stderr_fd, TRUE);
+  start_outputs (self, streams);
+  start_timeout (self);
+
+  return TRUE;
+}
+
+/**
+ * sk_process_set_exited:
+ * @wait_status: how the process ended, as waitpid() tells it
+ *
+ * Tells an attached process's end; what it left running in its group is
+ * killed, as for a spawned one.
+ */
+void
+sk_process_set_exited (SkProcess *self,
+                       int        wait_status)
+{
+  g_return_if_fail (SK_IS_PROCESS (self));
+  g_return_if_fail (self->attached);
+
+  if (g_atomic_int_get (&self->exited))
+    return;
+
+  self->wait_status = wait_status;
+  leader_exited (self);
 }
 
 static void
@@ -1018,7 +1154,7 @@ wait_cancelled_cb (GCancellable *cancellable,
    * completes in its own context and reports the cancellation.
    */
   if (!g_atomic_int_get (&self->exited))
-    kill_group (self->pgid, SIGKILL);
+    signal_group (self, SIGKILL);
 }
 
 /**
@@ -1099,6 +1235,13 @@ sk_process_signal (SkProcess *self,
 {
   g_return_if_fail (SK_IS_PROCESS (self));
 
+  if (self->attached)
+    {
+      if (!g_atomic_int_get (&self->exited))
+        signal_group (self, signum);
+      return;
+    }
+
   if (self->subprocess == NULL || g_atomic_int_get (&self->exited) ||
       g_subprocess_get_identifier (self->subprocess) == NULL)
     return;
@@ -1176,6 +1319,9 @@ sk_process_get_if_exited (SkProcess *self)
   if (!g_atomic_int_get (&self->exited))
     return FALSE;
 
+  if (self->attached)
+    return WIFEXITED (self->wait_status);
+
   return g_subprocess_get_if_exited (self->subprocess);
 }
 
@@ -1192,6 +1338,9 @@ sk_process_get_exit_status (SkProcess *self)
   if (!sk_process_get_if_exited (self))
     return -1;
 
+  if (self->attached)
+    return WEXITSTATUS (self->wait_status);
+
   return g_subprocess_get_exit_status (self->subprocess);
 }
 
@@ -1205,7 +1354,13 @@ sk_process_get_term_sig (SkProcess *self)
 {
   g_return_val_if_fail (SK_IS_PROCESS (self), 0);
 
-  if (!g_atomic_int_get (&self->exited) || !g_subprocess_get_if_signaled (self->subprocess))
+  if (!g_atomic_int_get (&self->exited))
+    return 0;
+
+  if (self->attached)
+    return WIFSIGNALED (self->wait_status) ? WTERMSIG (self->wait_status) : 0;
+
+  if (!g_subprocess_get_if_signaled (self->subprocess))
     return 0;
 
   return g_subprocess_get_term_sig (self->subprocess);

@@ -48,6 +48,16 @@ typedef void (*SkProcessOutputFunc) (SkProcess       *process,
                                      gsize            size,
                                      gpointer         user_data);
 
+/**
+ * SkProcessSignalFunc:
+ * @signum: the signal
+ * @user_data: the data given to sk_process_attach()
+ *
+ * Sends @signum to an attached process's group; called from any thread.
+ */
+typedef void (*SkProcessSignalFunc) (int       signum,
+                                     gpointer  user_data);
+
 /* Setting up, before sk_process_spawn(). */
 SkProcess  *sk_process_new               (void);
 void        sk_process_set_cwd           (SkProcess           *self,
@@ -97,6 +107,18 @@ void        sk_process_signal            (SkProcess           *self,
                                           int                  signum);
 void        sk_process_kill              (SkProcess           *self);
 void        sk_process_kill_orphans      (void);
+
+/* A process started by someone else, followed as if spawned. */
+char       *sk_process_new_mark          (void);
+gboolean    sk_process_attach            (SkProcess           *self,
+                                          const char          *mark,
+                                          int                  stdout_fd,
+                                          int                  stderr_fd,
+                                          SkProcessSignalFunc  signal_func,
+                                          gpointer             user_data,
+                                          GDestroyNotify       destroy);
+void        sk_process_set_exited        (SkProcess           *self,
+                                          int                  wait_status);
 
 /* Results, after the wait. */
 GSubprocess *sk_process_get_subprocess   (SkProcess           *self);

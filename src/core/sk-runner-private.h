@@ -42,6 +42,7 @@ struct _SkRunner
 
   guint    in_memory : 1;
   guint    force : 1;
+  guint    fork_server : 1;
 };
 
 /* sk-runner.c */
@@ -56,6 +57,9 @@ void  _sk_runner_emit_agent_progress     (SkRunner      *self,
                                           const char    *message);
 void  _sk_runner_emit_notice             (SkRunner      *self,
                                           const char    *message);
+void  _sk_runner_emit_processes          (SkRunner      *self,
+                                          const char    *mode,
+                                          const char    *reason);
 gboolean _sk_runner_follows_output      (SkRunner      *self);
 void  _sk_runner_emit_step_output        (SkRunner      *self,
                                           const char    *key,

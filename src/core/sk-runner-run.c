@@ -141,11 +141,15 @@ struct _Run
   guint            worker_kill_id;
   char            *worker_failure;
 
+  /* The fork server of the isolated mode, started with the first step. */
+  SkHarnessServer *server;
+
   guint         in_memory : 1;
   guint         saved : 1;
   guint         force : 1;
   guint         completing : 1;
   guint         generate_only : 1;
+  guint         server_tried : 1;
 };
 
 static void schedule (Run *run);
@@ -229,6 +233,7 @@ run_free (Run *run)
   g_clear_pointer (&run->node_runs, g_hash_table_unref);
   g_clear_pointer (&run->order, g_ptr_array_unref);
   g_clear_object (&run->worker);
+  g_clear_object (&run->server);
   g_clear_object (&run->cancellable);
   g_clear_object (&run->project);
   g_clear_object (&run->runner);
@@ -992,6 +997,77 @@ step_output_cb (SkProcess       *process,
   _sk_runner_emit_step_output (node_run->run->runner, sk_node_get_key (node_run->node), text);
 }
 
+/* Starts the fork server when the first step needs a process of its own.
+ * Like the in-memory worker it gets what all the run's steps may do, and
+ * each forked step takes back what it may not. */
+static void
+ensure_server (Run *run)
+{
+  g_auto(RunMounts) mounts = { 0 };
+  g_autoptr(GError) error = NULL;
+  GHashTableIter iter;
+  NodeRun *other;
+
+  if (run->server_tried)
+    return;
+  run->server_tried = TRUE;
+
+  if (!sk_runner_get_fork_server (run->runner))
+    {
+      _sk_runner_emit_processes (run->runner, "spawn", _("Forking steps was turned off."));
+      return;
+    }
+
+  run_mounts_init (&mounts, run);
+  g_hash_table_iter_init (&iter, run->node_runs);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+    if (other->selected && g_mkdir_with_parents (other->folder_path, 0755) == 0)
+      run_mounts_add_step (&mounts, other);
+
+  run->server = sk_harness_server_spawn (run->sandbox, &mounts.mounts, run->harness, &error);
+  if (run->server == NULL)
+    {
+      g_autofree char *reason = g_strdup_printf (_("Each step starts its own Python: %s."),
+                                                 error->message);
+
+      g_debug ("%s", reason);
+      _sk_runner_emit_processes (run->runner, "spawn", reason);
+      return;
+    }
+
+  _sk_runner_emit_processes (run->runner, "fork-server", NULL);
+}
+
+/* Runs the harness in a process of the node's own: forked by the run's
+ * server where it can give the node its permissions, spawned otherwise. */
+static SkHarnessLaunch *
+launch_harness (NodeRun          *node_run,
+                SkSandboxMounts  *mounts,
+                SkHarnessSpec    *spec,
+                GError          **error)
+{
+  Run *run = node_run->run;
+
+  ensure_server (run);
+  if (run->server != NULL)
+    {
+      g_autoptr(GError) local_error = NULL;
+      SkHarnessLaunch *launch;
+
+      launch = sk_harness_launch_fork (run->server, mounts, spec, &local_error);
+      if (launch != NULL)
+        return launch;
+      if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      g_debug ("%s: %s", sk_node_get_key (node_run->node), local_error->message);
+    }
+
+  return sk_harness_launch_spawn (run->sandbox, mounts, run->harness, spec, error);
+}
+
 static gboolean
 start_isolated (NodeRun  *node_run,
                 GError  **error)
@@ -1005,7 +1081,7 @@ start_isolated (NodeRun  *node_run,
   run_mounts_add_step (&mounts, node_run);
   mounts.mounts.cwd = node_run->folder_path;
 
-  node_run->launch = sk_harness_launch_spawn (run->sandbox, &mounts.mounts, run->harness, spec, error);
+  node_run->launch = launch_harness (node_run, &mounts.mounts, spec, error);
   if (node_run->launch == NULL)
     return FALSE;
 
@@ -1216,8 +1292,7 @@ start_aux (NodeRun        *node_run,
       run_mounts_init (&mounts, run);
       run_mounts_add_step (&mounts, node_run);
       mounts.mounts.cwd = node_run->folder_path;
-      node_run->aux_launch = sk_harness_launch_spawn (run->sandbox, &mounts.mounts, run->harness,
-                                                      spec, &error);
+      node_run->aux_launch = launch_harness (node_run, &mounts.mounts, spec, &error);
       if (node_run->aux_launch != NULL)
         {
           sk_harness_launch_wait_async (node_run->aux_launch, run->cancellable,
@@ -2197,6 +2272,7 @@ run_subflow (NodeRun *node_run)
   sk_runner_set_timeout (inner, sk_runner_get_timeout (self));
   sk_runner_set_log_limit (inner, sk_runner_get_log_limit (self));
   sk_runner_set_sandbox_policy (inner, sk_runner_get_sandbox_policy (self));
+  sk_runner_set_fork_server (inner, sk_runner_get_fork_server (self));
   sk_runner_set_force (inner, run->force);
   sk_runner_set_approve (inner, sk_runner_get_approve (self));
   _sk_runner_set_inputs (inner, inputs, expected, g_strv_builder_end (reads));
@@ -2579,6 +2655,11 @@ complete_run (Run *run)
   task = g_steal_pointer (&run->task);
   run->completing = TRUE;
   run->stats.seconds = (g_get_monotonic_time () - run->started) / (double) G_USEC_PER_SEC;
+
+  /* No step of the server's still runs. */
+  if (run->server != NULL)
+    sk_harness_server_stop (run->server);
+  g_clear_object (&run->server);
 
   /* Wait for the worker, so that no process outlives the run. */
   if (run->worker != NULL)

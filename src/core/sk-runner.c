@@ -45,11 +45,20 @@ enum {
   NOTICE,
   STEP_OUTPUT,
   AGENT_TRANSIENT,
+  PROCESSES,
   N_SIGNALS
 };
 
 static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
+
+void
+_sk_runner_emit_processes (SkRunner   *self,
+                           const char *mode,
+                           const char *reason)
+{
+  g_signal_emit (self, signals [PROCESSES], 0, mode, reason);
+}
 
 void
 _sk_runner_emit_node_state_changed (SkRunner    *self,
@@ -297,6 +306,24 @@ sk_runner_class_init (SkRunnerClass *klass)
    * the next #SkRunner::agent-progress line, or the next passing one,
    * replaces it. The agent's last line for a node is never a passing one.
    */
+  /**
+   * SkRunner::processes:
+   * @self: a #SkRunner
+   * @mode: how the steps of the isolated mode get their processes:
+   *   `"fork-server"` (forked by one Python started for the run) or
+   *   `"spawn"` (one Python started for each)
+   * @reason: (nullable): why they are spawned although forking was asked
+   *
+   * Emitted on the main context when a run starts its first step in a
+   * process of its own.
+   */
+  signals [PROCESSES] =
+    g_signal_new ("processes",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
   signals [AGENT_TRANSIENT] =
     g_signal_new ("agent-transient",
                   G_TYPE_FROM_CLASS (klass),
@@ -309,6 +336,7 @@ static void
 sk_runner_init (SkRunner *self)
 {
   self->sandbox_policy = SK_SANDBOX_POLICY_REQUIRED;
+  self->fork_server = TRUE;
   self->log_limit = 1024 * 1024;
   self->repair_attempts = 2;
   self->agent_max_steps = SK_AGENT_DEFAULT_MAX_STEPS;
@@ -404,6 +432,33 @@ sk_runner_set_in_memory (SkRunner *self,
       self->in_memory = in_memory;
       g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_IN_MEMORY]);
     }
+}
+
+gboolean
+sk_runner_get_fork_server (SkRunner *self)
+{
+  g_return_val_if_fail (SK_IS_RUNNER (self), FALSE);
+
+  return self->fork_server;
+}
+
+/**
+ * sk_runner_set_fork_server:
+ * @self: a #SkRunner
+ * @fork_server: whether steps that run in a process of their own are
+ *   forked from one Python started for the run
+ *
+ * Forking saves each step the start of an interpreter; the step still gets
+ * a process, a session and, in a sandbox, the permissions of its own. It is
+ * the default, and where it cannot work steps are spawned one by one.
+ */
+void
+sk_runner_set_fork_server (SkRunner *self,
+                           gboolean  fork_server)
+{
+  g_return_if_fail (SK_IS_RUNNER (self));
+
+  self->fork_server = !!fork_server;
 }
 
 gboolean

@@ -73,6 +73,9 @@ void        sk_runner_set_jobs        (SkRunner             *self,
 double      sk_runner_get_timeout     (SkRunner             *self);
 void        sk_runner_set_timeout     (SkRunner             *self,
                                        double                seconds);
+gboolean    sk_runner_get_fork_server (SkRunner             *self);
+void        sk_runner_set_fork_server (SkRunner             *self,
+                                       gboolean              fork_server);
 gboolean    sk_runner_get_in_memory   (SkRunner             *self);
 void        sk_runner_set_in_memory   (SkRunner             *self,
                                        gboolean              in_memory);

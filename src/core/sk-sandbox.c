@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <glib/gi18n-lib.h>
@@ -399,6 +400,11 @@ sk_sandbox_wrap (SkSandboxKind           kind,
   if (kind == SK_SANDBOX_BWRAP)
     {
       result = bwrap_base_arguments (program, mounts->network);
+      /* Root may map its own user into a namespace only with this
+       * capability, which the fork server's children need to narrow the
+       * sandbox; they drop every capability before a step runs. */
+      if (mounts->nested_namespaces && geteuid () == 0)
+        add_args (result, "--cap-add", "CAP_SETFCAP", NULL);
       for (guint i = 0; mounts->read_only != NULL && i < mounts->read_only->len; i++)
         {
           const char *path = g_ptr_array_index (mounts->read_only, i);
@@ -875,6 +881,19 @@ sk_sandbox_is_confined (SkSandbox *self)
   g_return_val_if_fail (self != NULL, FALSE);
 
   return self->kind != SK_SANDBOX_NONE;
+}
+
+/**
+ * sk_sandbox_get_kind:
+ *
+ * Returns: what confines the steps
+ */
+SkSandboxKind
+sk_sandbox_get_kind (SkSandbox *self)
+{
+  g_return_val_if_fail (self != NULL, SK_SANDBOX_NONE);
+
+  return self->kind;
 }
 
 /**

@@ -94,6 +94,7 @@ typedef struct
   const char *cwd;
   gboolean    network;
   int         forward_fd;
+  gboolean    nested_namespaces;
 } SkSandboxMounts;
 
 GPtrArray  *sk_sandbox_wrap              (SkSandboxKind           kind,
@@ -121,6 +122,7 @@ SkSandbox       *sk_sandbox_new_for_steps      (SkSandboxPolicy   policy,
 SkSandbox       *sk_sandbox_ref                (SkSandbox        *self);
 void             sk_sandbox_unref              (SkSandbox        *self);
 gboolean         sk_sandbox_is_confined        (SkSandbox        *self);
+SkSandboxKind    sk_sandbox_get_kind           (SkSandbox        *self);
 const char      *sk_sandbox_get_python         (SkSandbox        *self);
 void             sk_sandbox_add_python_paths   (SkSandbox        *self,
                                                 GPtrArray        *read_only);

@@ -17,6 +17,17 @@ Two modes:
     descriptor FD. Outputs stay in this process and are handed to successors
     without pickling; ``save()`` is not called.
 
+``serve FD CONFIG``
+    Stays alive for a whole run (the fork server of the isolated mode).
+    Receives one request per message on the socket FD, with the write ends
+    of the step's output and error pipes, and forks a child that runs that
+    one node as ``run`` would, in a session of its own: each node still has
+    a process of its own, without the start-up of an interpreter. It
+    answers ``{"id", "pid"}`` when the child started and ``{"id",
+    "status"}`` (as waitpid() tells it) when it ended, after killing what
+    was left in its group. CONFIG says what the sandbox lets all the nodes
+    of the run do; each child then takes back what its node may not do.
+
 A spec holds ``workflow`` (the workflow folder), ``key`` (the node's key),
 ``priors`` (a list of ``{"key": ..., "source": "file" | "memory" | "none"}``)
 and, for the worker, ``stdout_log``, ``stderr_log`` and ``log_limit``. Its
@@ -560,6 +571,332 @@ def worker(fd):
     return 0
 
 
+# Linux's constants, for the fork server's children to narrow the sandbox
+# they share; the values are part of the kernel's interface.
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_MS_RDONLY = 1
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+# Flags a remount must keep, since those of an inherited mount are locked:
+# nosuid, nodev, noexec, noatime and nodiratime, which statvfs() tells with
+# the same values, and relatime, which it tells with another.
+_MS_KEPT = 2 | 4 | 8 | 1024 | 2048
+_ST_RELATIME = 4096
+_MS_RELATIME = 1 << 21
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_CAPBSET_DROP = 24
+_CAPABILITY_VERSION_3 = 0x20080522
+_SERVER_MESSAGE = 1 << 20
+
+
+def _libc():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                           ctypes.c_ulong, ctypes.c_void_p]
+    return libc
+
+
+def _check(result, what):
+    if result != 0:
+        import ctypes
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+def _write_proc(name, text):
+    with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+        handle.write(text)
+
+
+def _covered(path, roots):
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def _narrow(libc, shared, request):
+    """Takes back, in a namespace of the child's own, what the shared sandbox
+    lets other nodes do: their folders become read-only, the files only
+    they read are hidden, and the network goes unless this node has it."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = _CLONE_NEWUSER | _CLONE_NEWNS
+    if shared.get("network") and not request.get("network"):
+        flags |= _CLONE_NEWNET
+    _check(libc.unshare(flags), "unshare")
+    _write_proc("setgroups", "deny")
+    _write_proc("uid_map", f"{uid} {uid} 1")
+    _write_proc("gid_map", f"{gid} {gid} 1")
+
+    writable = request.get("writable", [])
+    shared_writable = shared.get("writable", [])
+    for path in writable:
+        if path not in shared_writable:
+            _check(libc.mount(path.encode(), path.encode(), None, _MS_BIND | _MS_REC, None),
+                   f"bind {path}")
+    for path in shared_writable:
+        if path in writable or not os.path.exists(path):
+            continue
+        flags = os.statvfs(path).f_flag
+        kept = flags & _MS_KEPT | (_MS_RELATIME if flags & _ST_RELATIME else 0)
+        _check(libc.mount(None, path.encode(), None,
+                          _MS_BIND | _MS_REMOUNT | _MS_RDONLY | kept, None),
+               f"read-only {path}")
+
+    read_only = request.get("read_only", [])
+    for path in shared.get("read_only", []):
+        if path in read_only or _covered(path, writable) or not os.path.exists(path):
+            continue
+        if os.path.isdir(path):
+            _check(libc.mount(b"none", path.encode(), b"tmpfs", _MS_RDONLY, b"size=4k"),
+                   f"hide {path}")
+        else:
+            _check(libc.mount(b"/dev/null", path.encode(), None, _MS_BIND, None),
+                   f"hide {path}")
+
+    # The capabilities the new namespace gave would let the step undo all
+    # of this; it keeps none, as in the sandbox it was given.
+    _drop_capabilities(libc)
+
+
+def _drop_capabilities(libc):
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    for capability in range(64):
+        libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
+    _check(libc.capset(ctypes.byref(Header(_CAPABILITY_VERSION_3, 0)), (Data * 2)()),
+           "capset")
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("CapEff:") and int(line.split()[1], 16) != 0:
+                raise OSError(1, "capabilities are left")
+
+
+def _become_child(libc, server, wakeup, request, fds, shared):
+    """What a fresh interpreter would have been given, in the forked child."""
+    os.setsid()
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN if request.get("ignore_interrupt")
+                  else signal.default_int_handler)
+    if libc is not None:
+        # The step dies with the server, as a spawned one dies with the runner.
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != request["_server"]:
+            os._exit(1)
+        # A daemon the step forks without starting a program keeps the
+        # server's environment, without the mark that finds it; as the
+        # step's reaper it is found among the step's children instead.
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    server.close()
+    for fd in wakeup:
+        os.close(fd)
+    os.dup2(fds[0], 1)
+    os.dup2(fds[1], 2)
+    for fd in fds:
+        if fd > 2:
+            os.close(fd)
+    os.environ[request["mark"]] = "1"
+    os.chdir(request["cwd"])
+    if shared.get("narrow"):
+        _narrow(libc, shared, request)
+
+
+def _children():
+    pids = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as handle:
+                pids.update(int(pid) for pid in handle.read().split())
+    except OSError:
+        pass
+    return pids
+
+
+def _kill_children(spare=()):
+    """Kills this process's children but @spare, and the orphans they leave,
+    which come back to it as their reaper; repeated while there are new."""
+    for _ in range(10):
+        pids = _children() - set(spare)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in pids:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _probe_narrowing(libc, shared):
+    """Whether a child can narrow the shared sandbox here, and why not."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            _narrow(libc, shared, {"writable": [], "read_only": [],
+                                   "network": shared.get("network")})
+        except BaseException as exc:  # Anything here means it cannot be used.
+            sys.stderr.write(f"{exc}\n")
+            sys.stderr.flush()
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return status == 0
+
+
+def serve(fd, config):
+    """The fork server; returns the spec of a node in a child, None when the
+    runner closed the socket."""
+    import socket
+    import select
+    import array
+    import pickle  # noqa: F401  Imported once here, for every child.
+
+    shared = json.loads(config)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=fd)
+    try:
+        libc = _libc()
+    except OSError:
+        libc = None
+
+    def send(message):
+        try:
+            server.send(json.dumps(message).encode())
+        except OSError:
+            pass
+
+    if shared.get("narrow") and (libc is None or not _probe_narrowing(libc, shared)):
+        send({"ready": False})
+        return None
+    send({"ready": True})
+
+    wakeup = os.pipe()
+    os.set_blocking(wakeup[0], False)
+    os.set_blocking(wakeup[1], False)
+    signal.set_wakeup_fd(wakeup[1])
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    children = {}
+    me = os.getpid()
+    # What a step that was killed left behind comes back here.
+    if libc is not None:
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+    def reap():
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            ident = children.pop(pid, None)
+            if ident is None:
+                continue
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            # Any other child is an orphan of a step that ended.
+            _kill_children(spare=children)
+            send({"id": ident, "status": status})
+
+    try:
+        while True:
+            ready, _, _ = select.select([server, wakeup[0]], [], [])
+            if wakeup[0] in ready:
+                try:
+                    os.read(wakeup[0], 4096)
+                except BlockingIOError:
+                    pass
+                reap()
+            if server not in ready:
+                continue
+            fds = array.array("i")
+            message, ancillary, _, _ = server.recvmsg(
+                _SERVER_MESSAGE, socket.CMSG_LEN(2 * fds.itemsize))
+            for level, kind, data in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+            if not message:
+                return None
+            request = json.loads(message)
+            if request.get("op") == "signal":
+                for pid, ident in children.items():
+                    if ident != request["id"]:
+                        continue
+                    try:
+                        os.killpg(pid, request["signal"])
+                    except ProcessLookupError:
+                        # Just forked, the child has no session yet, nor
+                        # anything started in it.
+                        try:
+                            os.kill(pid, request["signal"])
+                        except OSError:
+                            pass
+                    except OSError:
+                        pass
+                continue
+            if len(fds) != 2:
+                for extra in fds:
+                    os.close(extra)
+                send({"id": request.get("id"), "status": 127 << 8})
+                continue
+            request["_server"] = me
+            sys.stdout.flush()
+            sys.stderr.flush()
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                for child_fd in fds:
+                    os.close(child_fd)
+                sys.stderr.write(f"A step could not be started: {exc}\n")
+                send({"id": request["id"], "status": 127 << 8})
+                continue
+            if pid == 0:
+                try:
+                    _become_child(libc, server, wakeup, request, list(fds), shared)
+                except BaseException as exc:  # The node must not run unconfined.
+                    sys.stderr.write(f"The step could not be started: {exc}\n")
+                    sys.stderr.flush()
+                    os._exit(126)
+                return request["spec"]
+            for child_fd in fds:
+                os.close(child_fd)
+            children[pid] = request["id"]
+            send({"id": request["id"], "pid": pid})
+    finally:
+        if os.getpid() == me:
+            for pid in children:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def run_one(spec_text):
+    spec = json.loads(spec_text)
+    result = dispatch(spec)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _write_json_atomically(spec["result"], result)
+    return 0
+
+
 def check_conditions(expressions):
     """The "check" mode: the syntax errors of conditions, without running
     anything; each is compiled as an expression."""
@@ -576,18 +913,23 @@ def check_conditions(expressions):
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "run":
-        spec = json.loads(argv[2])
-        result = dispatch(spec)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        _write_json_atomically(spec["result"], result)
-        return 0
+        return run_one(argv[2])
+    if len(argv) == 4 and argv[1] == "serve":
+        spec_text = serve(int(argv[2]), argv[3])
+        if spec_text is None:
+            return 0
+        sys.argv[1:] = ["run", spec_text]
+        try:
+            return run_one(spec_text)
+        finally:
+            _kill_children()
     if len(argv) == 3 and argv[1] == "worker":
         return worker(int(argv[2]))
     if len(argv) == 2 and argv[1] == "check":
         print(json.dumps(check_conditions(json.load(sys.stdin))))
         return 0
-    print("usage: skele_harness.py run SPEC | worker FD | check", file=sys.stderr)
+    print("usage: skele_harness.py run SPEC | worker FD | serve FD CONFIG | check",
+          file=sys.stderr)
     return 2
 
 

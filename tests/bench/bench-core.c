@@ -594,6 +594,7 @@ run_ready_cb (GObject      *object,
 static double
 time_runner (Workflow *workflow,
              gboolean  in_memory,
+             gboolean  fork_server,
              guint     jobs,
              gboolean  force,
              guint    *done)
@@ -623,6 +624,7 @@ time_runner (Workflow *workflow,
   sk_runner_set_python (runner, workflow->python);
   sk_runner_set_jobs (runner, jobs);
   sk_runner_set_in_memory (runner, in_memory);
+  sk_runner_set_fork_server (runner, fork_server);
   sk_runner_set_force (runner, force);
 
   loop = g_main_loop_new (NULL, FALSE);
@@ -962,8 +964,9 @@ main (int   argc,
   g_autofree char *snakemake_version = NULL;
   const char *skip_reason = NULL;
   guint n_nodes = sk_test_env_uint ("SKELE_BENCH_NODES", DEFAULT_RUN_NODES, G_MAXUINT / 2);
-  guint ok_base = 0, ok_iso1 = 0, ok_iso2 = 0, ok_again = 0, ok_mem = 0, ok_snake = 0;
-  double base_ms, iso1_ms, iso2_ms, again_ms, mem_ms, snake_ms = -1;
+  guint ok_base = 0, ok_spawn1 = 0, ok_spawn2 = 0, ok_iso1 = 0, ok_iso2 = 0;
+  guint ok_again = 0, ok_mem = 0, ok_snake = 0;
+  double base_ms, iso1_ms, spawn1_ms, spawn2_ms, iso2_ms, again_ms, mem_ms, snake_ms = -1;
   double export_ms = -1, exported_ms = -1, exported_again_ms = -1;
   double startup_ms, wrapper_ms = -1, load_ms;
 
@@ -1022,22 +1025,31 @@ main (int   argc,
   /* An untimed run leaves each node's record behind, so that every timed
    * run of the runner is a re-run, as with "Run again" or --force.
    */
-  time_runner (workflow, TRUE, 1, TRUE, &ok_mem);
+  time_runner (workflow, TRUE, TRUE, 1, TRUE, &ok_mem);
 
   base_ms = time_baseline (workflow, &ok_base);
   print_row ("baseline: loop of `python KEY.py`", "1", base_ms, n_nodes, ok_base, base_ms);
-  iso1_ms = time_runner (workflow, FALSE, 1, TRUE, &ok_iso1);
-  print_row ("skele isolated", "1", iso1_ms, n_nodes, ok_iso1, base_ms);
-  iso2_ms = time_runner (workflow, FALSE, 2, TRUE, &ok_iso2);
-  print_row ("skele isolated", "2", iso2_ms, n_nodes, ok_iso2, base_ms);
+  spawn1_ms = time_runner (workflow, FALSE, FALSE, 1, TRUE, &ok_spawn1);
+  print_row ("skele isolated, spawned", "1", spawn1_ms, n_nodes, ok_spawn1, base_ms);
+  spawn2_ms = time_runner (workflow, FALSE, FALSE, 2, TRUE, &ok_spawn2);
+  print_row ("skele isolated, spawned", "2", spawn2_ms, n_nodes, ok_spawn2, base_ms);
+  iso1_ms = time_runner (workflow, FALSE, TRUE, 1, TRUE, &ok_iso1);
+  print_row ("skele isolated, forked (default)", "1", iso1_ms, n_nodes, ok_iso1, base_ms);
+  iso2_ms = time_runner (workflow, FALSE, TRUE, 2, TRUE, &ok_iso2);
+  print_row ("skele isolated, forked (default)", "2", iso2_ms, n_nodes, ok_iso2, base_ms);
   /* Right after a run every node is up to date: what `skele run` costs
    * when there is nothing to do.
    */
-  again_ms = time_runner (workflow, FALSE, 2, FALSE, &ok_again);
+  again_ms = time_runner (workflow, FALSE, TRUE, 2, FALSE, &ok_again);
   print_row ("skele isolated, nothing to do (no force)", "2", again_ms, n_nodes, ok_again,
              base_ms);
-  mem_ms = time_runner (workflow, TRUE, 2, TRUE, &ok_mem);
+  mem_ms = time_runner (workflow, TRUE, TRUE, 2, TRUE, &ok_mem);
   print_row ("skele in-memory (one worker, serial)", "2", mem_ms, n_nodes, ok_mem, base_ms);
+  if (iso1_ms > 0 && spawn1_ms > 0 && mem_ms > 0)
+    g_print ("   forked j1 / spawned j1 %.2f; forked j2 / spawned j2 %.2f; a process of its "
+             "own costs a step %.2f ms more than the in-memory mode (forked j1)\n",
+             ratio (iso1_ms, spawn1_ms), ratio (iso2_ms, spawn2_ms),
+             (iso1_ms - mem_ms) / n_nodes);
 
   g_print ("\n3. Peer: Snakemake, one rule per node, same scripts and interpreter\n");
   if (g_strcmp0 (g_getenv ("SKELE_BENCH_SKIP_SNAKEMAKE"), "1") == 0)
@@ -1063,8 +1075,12 @@ main (int   argc,
       snake_ms = time_snakemake (workflow, snakemake, 2, &ok_snake);
       print_row (label, "2", snake_ms, n_nodes, ok_snake, base_ms);
       if (snake_ms > 0 && iso2_ms > 0)
-        g_print ("   %-40s %4s   %9s %9s %9.2f\n", "skele isolated / snakemake", "2", "", "",
-                 iso2_ms / snake_ms);
+        g_print ("   %-40s %4s   %9s %9s %9.2f (%.1f times faster)\n",
+                 "skele isolated, forked / snakemake", "2", "", "",
+                 iso2_ms / snake_ms, snake_ms / iso2_ms);
+      if (snake_ms > 0 && spawn2_ms > 0)
+        g_print ("   %-40s %4s   %9s %9s %9.2f\n", "skele isolated, spawned / snakemake", "2",
+                 "", "", spawn2_ms / snake_ms);
 
       bench_exported (workflow, snakemake, tmp, base_ms, iso2_ms, again_ms, snake_ms,
                       &export_ms, &exported_ms, &exported_again_ms);
@@ -1073,9 +1089,10 @@ main (int   argc,
   g_print ("\n");
   print_load_average ("after");
   g_print ("Summary: load+validate %u nodes %.0f ms; %u-node run, skele/baseline: "
-           "isolated j1 %.2f, isolated j2 %.2f, in-memory %.2f; skele isolated j2/snakemake ",
-           LOAD_NODES, load_ms, n_nodes, ratio (iso1_ms, base_ms), ratio (iso2_ms, base_ms),
-           ratio (mem_ms, base_ms));
+           "spawned j2 %.2f, forked j1 %.2f, forked j2 %.2f, in-memory %.2f; "
+           "skele forked j2/snakemake ",
+           LOAD_NODES, load_ms, n_nodes, ratio (spawn2_ms, base_ms), ratio (iso1_ms, base_ms),
+           ratio (iso2_ms, base_ms), ratio (mem_ms, base_ms));
   if (snake_ms > 0)
     g_print ("%.2f", ratio (iso2_ms, snake_ms));
   else

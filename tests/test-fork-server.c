@@ -1,0 +1,262 @@
+/* test-fork-server.c
+ *
+ * Copyright 2026 The Skele-Code developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* What is particular to steps forked by the fork server, through `skele
+ * run` as a user runs it: that they are forked, each in a session of its
+ * own, with a random state of its own; that in the sandbox each keeps to
+ * its own permissions although the server has all of the run's; that a
+ * step that kills the server fails alone; and that steps are spawned, and
+ * say why, when forking is turned off. The runner's and the step faults'
+ * tests run both ways as well.
+ */
+
+#include <signal.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "sk-test-util.h"
+
+/* Writes what the step's process is: its session, the program its parent
+ * runs, and a random number. */
+#define DESCRIBE_COMPUTE \
+  "    import random\n" \
+  "    parent = open(\"/proc/%d/cmdline\" % os.getppid(), \"rb\").read().split(b\"\\0\")\n" \
+  "    note(\"process\", \"session-leader=%s serve=%s random=%r\" % (\n" \
+  "        os.getsid(0) == os.getpid(), b\"serve\" in parent, random.random()))\n" \
+  "    state[\"output\"] = {\"value\": KEY, \"task_status\": \"success\"}\n"
+
+static char *
+events_mode (const char *out,
+             char      **reason)
+{
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) root = NULL;
+      JsonObject *event;
+
+      if (lines[i][0] != '{')
+        continue;
+      root = sk_test_parse_json (lines[i]);
+      event = json_node_get_object (root);
+      if (g_strcmp0 (json_object_get_string_member_with_default (event, "event", ""),
+                     "processes") != 0)
+        continue;
+
+      if (reason != NULL)
+        *reason = g_strdup (json_object_get_string_member_with_default (event, "reason", ""));
+      return g_strdup (json_object_get_string_member (event, "mode"));
+    }
+
+  return NULL;
+}
+
+static void
+write_described (const char *dir)
+{
+  sk_test_write_spec_process (dir, "forked", "1 a\n2 b 1\n3 c 1");
+  sk_test_write_step (dir, "a", DESCRIBE_COMPUTE);
+  sk_test_write_step (dir, "b", DESCRIBE_COMPUTE);
+  sk_test_write_step (dir, "c", DESCRIBE_COMPUTE);
+}
+
+/* Without a sandbox steps can always be forked: each leads a session of
+ * its own, has the server for its parent, and does not share the random
+ * state the server had when it forked. */
+static void
+test_forked (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server");
+  g_auto(SkTestResult) result = { 0 };
+  g_autofree char *mode = NULL;
+  g_autoptr(GHashTable) randoms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  write_described (dir);
+  sk_test_run_skele (&result, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=off", "--jobs=2",
+                     "--events=json", NULL);
+  sk_test_assert_status (&result, 0);
+
+  mode = events_mode (result.out, NULL);
+  g_assert_cmpstr (mode, ==, "fork-server");
+
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *keys[] = { "a", "b", "c" };
+      g_autofree char *path = g_build_filename (keys[i], ".skele/journal", "process", NULL);
+      g_autofree char *text = sk_test_read_text (dir, path);
+      const char *random = strstr (text, "random=");
+
+      sk_test_assert_contains (text, "session-leader=True serve=True");
+      g_assert_nonnull (random);
+      g_assert_true (g_hash_table_add (randoms, g_strdup (random)));
+    }
+}
+
+/* Turned off, steps start a Python each, and the events say so. */
+static void
+test_spawned (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server-off");
+  g_auto(SkTestResult) result = { 0 };
+  g_autofree char *mode = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *path = g_build_filename ("b", ".skele/journal", "process", NULL);
+  g_autofree char *text = NULL;
+
+  write_described (dir);
+  sk_test_run_skele (&result, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=off", "--spawn-steps",
+                     "--events=json", NULL);
+  sk_test_assert_status (&result, 0);
+
+  mode = events_mode (result.out, &reason);
+  g_assert_cmpstr (mode, ==, "spawn");
+  sk_test_assert_contains (reason, "turned off");
+  text = sk_test_read_text (dir, path);
+  sk_test_assert_contains (text, "session-leader=True serve=False");
+}
+
+/* The server has the permissions of every step of the run; a forked step
+ * gives back those of the others. It writes its own folder, not another
+ * step's; reads its own input from outside the workflow, not another's;
+ * and keeps no capability with which it could undo that. */
+#define NARROW_COMPUTE \
+  "    def attempt(what, action):\n" \
+  "        try:\n" \
+  "            action()\n" \
+  "            note(\"narrow\", what + \" allowed\")\n" \
+  "        except OSError as exc:\n" \
+  "            note(\"narrow\", what + \" denied \" + type(exc).__name__)\n" \
+  "    other = \"b\" if KEY == \"a\" else \"a\"\n" \
+  "    attempt(\"own-write\", lambda: open(os.path.join(FOLDER, \"mine.txt\"), \"w\").close())\n" \
+  "    attempt(\"other-write\", lambda: open(os.path.join(WORKFLOW, other, \"theirs.txt\"), \"w\").close())\n" \
+  "    for name in (\"a\", \"b\"):\n" \
+  "        path = os.path.join(\"@OUTSIDE@\", name + \".csv\")\n" \
+  "        try:\n" \
+  "            text = open(path).read()\n" \
+  "        except OSError as exc:\n" \
+  "            text = type(exc).__name__\n" \
+  "        note(\"narrow\", \"read-\" + name + \" \" + (text.strip() or \"empty\"))\n" \
+  "    status = open(\"/proc/self/status\").read()\n" \
+  "    note(\"narrow\", \"capabilities \" + status.split(\"CapEff:\")[1].split()[0])\n" \
+  "    state[\"output\"] = {\"value\": KEY, \"task_status\": \"success\"}\n"
+
+static void
+test_sandbox_narrowed (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server-narrow");
+  g_autofree char *outside = sk_test_make_tmp_dir ("fork-server-outside");
+  g_autofree char *json = NULL;
+  g_autofree char *a_csv = g_build_filename (outside, "a.csv", NULL);
+  g_autofree char *b_csv = g_build_filename (outside, "b.csv", NULL);
+  g_autofree char *a_notes = NULL;
+  g_autofree char *b_notes = NULL;
+  g_autofree char *mode = NULL;
+  g_autofree char *reason = NULL;
+  g_autoptr(GString) compute = g_string_new (NARROW_COMPUTE);
+  g_auto(SkTestResult) result = { 0 };
+
+  sk_test_write_text (outside, "a.csv", "for-a");
+  sk_test_write_text (outside, "b.csv", "for-b");
+  json = g_strdup_printf ("{\"process_name\": \"narrow\", \"nodes\": {"
+                          "\"1\": {\"name\": \"a\", \"priors\": [], \"run\": true,"
+                          "        \"input\": {\"text\": \"a\", \"files\": [\"%s\"]}},"
+                          "\"2\": {\"name\": \"b\", \"priors\": [], \"run\": true,"
+                          "        \"input\": {\"text\": \"b\", \"files\": [\"%s\"]}}}}",
+                          a_csv, b_csv);
+  sk_test_write_text (dir, "process.json", json);
+  g_string_replace (compute, "@OUTSIDE@", outside, 0);
+  sk_test_write_step (dir, "a", compute->str);
+  sk_test_write_step (dir, "b", compute->str);
+
+  sk_test_run_skele (&result, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=required",
+                     "--jobs=1", "--events=json", NULL);
+
+  mode = events_mode (result.out, &reason);
+  if (result.status != 0 && strstr (result.err, "sandbox") != NULL && mode == NULL)
+    {
+      g_test_skip ("No sandbox can be made here");
+      return;
+    }
+  sk_test_assert_status (&result, 0);
+
+  if (g_strcmp0 (mode, "fork-server") != 0)
+    {
+      g_autofree char *message = g_strdup_printf ("Steps are not forked in the sandbox here: %s",
+                                                  reason);
+
+      g_test_skip (message);
+      return;
+    }
+
+  a_notes = sk_test_read_text (dir, "a/.skele/journal/narrow");
+  b_notes = sk_test_read_text (dir, "b/.skele/journal/narrow");
+  g_test_message ("a:\n%s\nb:\n%s", a_notes, b_notes);
+
+  sk_test_assert_contains (a_notes, "own-write allowed");
+  sk_test_assert_contains (a_notes, "other-write denied");
+  sk_test_assert_contains (a_notes, "read-a for-a");
+  g_assert_null (strstr (a_notes, "for-b"));
+  sk_test_assert_contains (a_notes, "capabilities 0000000000000000");
+
+  sk_test_assert_contains (b_notes, "own-write allowed");
+  sk_test_assert_contains (b_notes, "other-write denied");
+  sk_test_assert_contains (b_notes, "read-b for-b");
+  g_assert_null (strstr (b_notes, "for-a"));
+  sk_test_assert_contains (b_notes, "capabilities 0000000000000000");
+
+  g_assert_false (sk_test_exists (dir, "b/theirs.txt"));
+  g_assert_false (sk_test_exists (dir, "a/theirs.txt"));
+}
+
+/* A step that kills the server fails; the steps after it are spawned and
+ * run, and nothing is left running. */
+static void
+test_server_killed (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server-killed");
+  g_auto(SkTestResult) result = { 0 };
+  g_autofree char *later = NULL;
+
+  sk_test_write_spec_process (dir, "killed", "1 killer\n2 later 1\n3 apart");
+  sk_test_write_step (dir, "killer",
+                      "    import signal\n"
+                      "    os.kill(os.getppid(), signal.SIGKILL)\n"
+                      "    time.sleep(30)\n"
+                      "    state[\"output\"] = {\"value\": KEY, \"task_status\": \"success\"}\n");
+  sk_test_write_step (dir, "later", DESCRIBE_COMPUTE);
+  sk_test_write_step (dir, "apart", DESCRIBE_COMPUTE);
+
+  sk_test_run_skele (&result, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=off", "--jobs=1",
+                     "--timeout=20", "--events=json", NULL);
+  g_assert_cmpint (result.status, !=, 0);
+  sk_test_assert_contains (result.err, "“killer” failed");
+  sk_test_assert_contains (result.err, "signal 9");
+  sk_test_assert_contains (result.out, "\"key\":\"later\",\"name\":\"later\",\"state\":\"succeeded\"");
+  sk_test_assert_contains (result.out, "\"key\":\"apart\",\"name\":\"apart\",\"state\":\"succeeded\"");
+
+  later = sk_test_read_text (dir, "later/.skele/journal/process");
+  sk_test_assert_contains (later, "serve=False");
+  g_assert_true (sk_test_processes_gone_in (dir));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (!sk_test_need_skele (NULL, NULL))
+    return g_test_run ();
+
+  g_test_add_func ("/fork-server/forked", test_forked);
+  g_test_add_func ("/fork-server/spawned", test_spawned);
+  g_test_add_func ("/fork-server/sandbox-narrowed", test_sandbox_narrowed);
+  g_test_add_func ("/fork-server/server-killed", test_server_killed);
+
+  return g_test_run ();
+}
