@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include <json-glib/json-glib.h>
 
 #include "sk-test-util.h"
@@ -244,6 +246,65 @@ test_server_killed (void)
   g_assert_true (sk_test_processes_gone_in (dir));
 }
 
+/* The harness is compiled once, into the cache folder, and loaded from
+ * there: a second run neither compiles nor rewrites it. The harness of
+ * this build is the one written last. */
+static void
+test_harness_compiled (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server-compiled");
+  g_autofree char *folder = g_build_filename (g_get_user_cache_dir (), "skele-code", "harness",
+                                              NULL);
+  g_autofree char *newest = NULL;
+  g_autofree char *compiled = NULL;
+  g_auto(SkTestResult) first = { 0 };
+  g_auto(SkTestResult) second = { 0 };
+  g_autoptr(GDir) sources = NULL;
+  GStatBuf before, after;
+  gint64 newest_time = -1;
+  const char *name;
+
+  write_described (dir);
+  sk_test_run_skele (&first, SK_TEST_RUN_DEFAULT, "run", dir, "--events=json", NULL);
+  sk_test_assert_status (&first, 0);
+
+  sources = g_dir_open (folder, 0, NULL);
+  g_assert_nonnull (sources);
+  while ((name = g_dir_read_name (sources)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (folder, name, NULL);
+      GStatBuf st;
+
+      if (g_str_has_suffix (name, ".py") && g_stat (path, &st) == 0 &&
+          (gint64) st.st_mtime >= newest_time)
+        {
+          newest_time = st.st_mtime;
+          g_free (newest);
+          newest = g_strndup (name, strlen (name) - 3);
+        }
+    }
+  g_assert_nonnull (newest);
+
+  {
+    g_autofree char *cache = g_build_filename (folder, "__pycache__", NULL);
+    g_autoptr(GDir) pycache = g_dir_open (cache, 0, NULL);
+
+    g_assert_nonnull (pycache);
+    while ((name = g_dir_read_name (pycache)) != NULL)
+      if (g_str_has_prefix (name, newest) && name[strlen (newest)] == '.' &&
+          g_str_has_suffix (name, ".pyc"))
+        compiled = g_build_filename (cache, name, NULL);
+  }
+  g_assert_nonnull (compiled);
+
+  g_assert_cmpint (g_stat (compiled, &before), ==, 0);
+  sk_test_run_skele (&second, SK_TEST_RUN_DEFAULT, "run", dir, "--force", NULL);
+  sk_test_assert_status (&second, 0);
+  g_assert_cmpint (g_stat (compiled, &after), ==, 0);
+  g_assert_cmpint (before.st_mtime, ==, after.st_mtime);
+  g_assert_cmpint (before.st_ino, ==, after.st_ino);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -257,6 +318,7 @@ main (int   argc,
   g_test_add_func ("/fork-server/spawned", test_spawned);
   g_test_add_func ("/fork-server/sandbox-narrowed", test_sandbox_narrowed);
   g_test_add_func ("/fork-server/server-killed", test_server_killed);
+  g_test_add_func ("/fork-server/harness-compiled", test_harness_compiled);
 
   return g_test_run ();
 }

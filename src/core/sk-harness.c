@@ -427,8 +427,60 @@ sk_harness_launch_init (SkHarnessLaunch *self)
 {
 }
 
+/* Loads the harness, given as the first argument, through the import
+ * system, so that its compiled form in the cache folder is used rather than
+ * compiling it at every start; the harness then sees the arguments it
+ * would see if run as a script. Steps' own bytecode stays unwritten.
+ */
+static const char harness_boot[] =
+  "import importlib.util, sys\n"
+  "sys.argv = sys.argv[1:]\n"
+  "spec = importlib.util.spec_from_file_location('skele_harness', sys.argv[0])\n"
+  "harness = importlib.util.module_from_spec(spec)\n"
+  "sys.modules['skele_harness'] = harness\n"
+  "spec.loader.exec_module(harness)\n"
+  "sys.exit(harness.main(sys.argv))\n";
+
+/**
+ * sk_harness_precompile:
+ * @harness: the path of the harness, from sk_harness_get_path()
+ * @python: the interpreter that will run it
+ *
+ * Compiles the harness once for @python into the cache folder, where steps
+ * in a sandbox cannot write it themselves; later starts load the compiled
+ * form. A stamp beside the harness says it was done. Failing costs only
+ * the compilation at each start.
+ */
+void
+sk_harness_precompile (const char *harness,
+                       const char *python)
+{
+  g_autofree char *digest = NULL;
+  g_autofree char *stamp = NULL;
+  int status = 0;
+  const char *argv[] = {
+    python, "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=True)",
+    harness, NULL
+  };
+
+  g_return_if_fail (harness != NULL);
+  g_return_if_fail (python != NULL);
+
+  digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, python, -1);
+  stamp = g_strdup_printf ("%s.compiled-%.16s", harness, digest);
+  if (g_file_test (stamp, G_FILE_TEST_EXISTS))
+    return;
+
+  if (g_spawn_sync (NULL, (char **) argv, NULL,
+                    G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                    NULL, NULL, NULL, NULL, &status, NULL) &&
+      g_spawn_check_wait_status (status, NULL))
+    g_file_set_contents (stamp, "", 0, NULL);
+}
+
 /* Puts the interpreter in the sandbox, when there is one; the process then
- * gets the sandbox's own environment.
+ * gets the sandbox's own environment. @argv is the interpreter, the
+ * harness and its arguments.
  */
 static gboolean
 spawn_python (SkProcess              *process,
@@ -437,10 +489,18 @@ spawn_python (SkProcess              *process,
               const char * const     *argv,
               GError                **error)
 {
+  g_autoptr(GPtrArray) booted = g_ptr_array_new ();
   g_autoptr(GPtrArray) wrapped = NULL;
   g_auto(GStrv) env = NULL;
 
-  wrapped = sk_sandbox_wrap_python (sandbox, mounts, argv, &env);
+  g_ptr_array_add (booted, (char *) argv[0]);
+  g_ptr_array_add (booted, (char *) "-c");
+  g_ptr_array_add (booted, (char *) harness_boot);
+  for (guint i = 1; argv[i] != NULL; i++)
+    g_ptr_array_add (booted, (char *) argv[i]);
+  g_ptr_array_add (booted, NULL);
+
+  wrapped = sk_sandbox_wrap_python (sandbox, mounts, (const char * const *) booted->pdata, &env);
   if (env != NULL)
     sk_process_set_environ (process, (const char * const *) env);
   set_python_environment (process);

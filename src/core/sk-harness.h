@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 
 char           *sk_harness_get_path            (GError             **error);
 char           *sk_harness_read_tail           (const char          *path);
+void            sk_harness_precompile          (const char          *harness,
+                                                const char          *python);
 
 /**
  * SkHarnessPrior:

@@ -935,6 +935,14 @@ run_mounts_init (RunMounts *self,
     .network = sk_project_get_network (run->project),
   };
   g_ptr_array_add (self->mounts.read_only, g_strdup (run->harness));
+  /* The harness's compiled form, from sk_harness_precompile(). */
+  {
+    g_autofree char *harness_folder = g_path_get_dirname (run->harness);
+    g_autofree char *compiled = g_build_filename (harness_folder, "__pycache__", NULL);
+
+    if (g_file_test (compiled, G_FILE_TEST_IS_DIR))
+      g_ptr_array_add (self->mounts.read_only, g_steal_pointer (&compiled));
+  }
   for (guint i = 0; run->runner->input_reads != NULL && run->runner->input_reads[i] != NULL; i++)
     g_ptr_array_add (self->mounts.read_only, g_strdup (run->runner->input_reads[i]));
 }
@@ -2775,6 +2783,9 @@ run_start (SkRunner     *self,
       g_object_unref (task);
       return;
     }
+
+  if (!generate_only)
+    sk_harness_precompile (run->harness, run->python);
 
   /* A run killed outright may have left a step running, holding its
    * folder; it is stopped before its step runs again. */
