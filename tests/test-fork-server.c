@@ -305,6 +305,34 @@ test_harness_compiled (void)
   g_assert_cmpint (before.st_ino, ==, after.st_ino);
 }
 
+/* A forked step ends as an interpreter would: its exit functions run and
+ * the threads it left running are waited for. */
+static void
+test_exit (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server-exit");
+  g_auto(SkTestResult) result = { 0 };
+  g_autofree char *notes = NULL;
+
+  sk_test_write_spec_process (dir, "exit", "1 ender");
+  sk_test_write_step (dir, "ender",
+                      "    import atexit, threading\n"
+                      "    atexit.register(lambda: note(\"ends\", \"atexit\"))\n"
+                      "    def late():\n"
+                      "        time.sleep(0.5)\n"
+                      "        note(\"ends\", \"thread\")\n"
+                      "    threading.Thread(target=late).start()\n"
+                      "    state[\"output\"] = {\"value\": KEY, \"task_status\": \"success\"}\n");
+
+  sk_test_run_skele (&result, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=off", "--events=json",
+                     NULL);
+  sk_test_assert_status (&result, 0);
+  sk_test_assert_contains (result.out, "\"mode\":\"fork-server\"");
+
+  notes = sk_test_read_text (dir, "ender/.skele/journal/ends");
+  g_assert_cmpstr (notes, ==, "thread\natexit\n");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -319,6 +347,7 @@ main (int   argc,
   g_test_add_func ("/fork-server/sandbox-narrowed", test_sandbox_narrowed);
   g_test_add_func ("/fork-server/server-killed", test_server_killed);
   g_test_add_func ("/fork-server/harness-compiled", test_harness_compiled);
+  g_test_add_func ("/fork-server/exit", test_exit);
 
   return g_test_run ();
 }

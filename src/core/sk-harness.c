@@ -1180,7 +1180,7 @@ server_lost (SkHarnessServer *self)
 
   g_hash_table_iter_init (&iter, launches);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
-    sk_process_set_exited (process, SIGKILL);
+    sk_process_set_exited (process, SIGKILL, FALSE);
 }
 
 static gboolean
@@ -1229,7 +1229,9 @@ server_reply_cb (int          fd,
         if (g_hash_table_steal_extended (self->launches, &id, &key, (gpointer *) &process))
           {
             g_free (key);
-            sk_process_set_exited (process, (int) json_object_get_int_member (reply, "status"));
+            /* The server is the reaper of what the step left, and killed it. */
+            sk_process_set_exited (process, (int) json_object_get_int_member (reply, "status"),
+                                   TRUE);
           }
       }
     }

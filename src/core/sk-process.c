@@ -904,7 +904,8 @@ timeout_cb (gpointer user_data)
 }
 
 static void
-leader_exited (SkProcess *self)
+leader_exited (SkProcess *self,
+               gboolean   reaped)
 {
   g_atomic_int_set (&self->exited, TRUE);
   clear_source (&self->timeout_source);
@@ -915,7 +916,8 @@ leader_exited (SkProcess *self)
    * environment is out of reach, and is not waited for beyond a short grace.
    */
   signal_group (self, SIGKILL);
-  kill_marked (self->mark);
+  if (!reaped)
+    kill_marked (self->mark);
   if (self->pending_reads > 0 && self->drain_source == NULL)
     self->drain_source = attach_timeout (self, DRAIN_GRACE_MS, drain_timeout_cb);
 
@@ -930,7 +932,7 @@ wait_cb (GObject      *object,
   g_autoptr(SkProcess) self = user_data;
 
   g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
-  leader_exited (self);
+  leader_exited (self, FALSE);
 }
 
 static char *
@@ -1126,13 +1128,16 @@ sk_process_attach (SkProcess           *self,
 /**
  * sk_process_set_exited:
  * @wait_status: how the process ended, as waitpid() tells it
+ * @reaped: whether whoever started it has already killed every descendant
+ *   it left, so that they need not be looked for by their mark
  *
  * Tells an attached process's end; what it left running in its group is
  * killed, as for a spawned one.
  */
 void
 sk_process_set_exited (SkProcess *self,
-                       int        wait_status)
+                       int        wait_status,
+                       gboolean   reaped)
 {
   g_return_if_fail (SK_IS_PROCESS (self));
   g_return_if_fail (self->attached);
@@ -1141,7 +1146,7 @@ sk_process_set_exited (SkProcess *self,
     return;
 
   self->wait_status = wait_status;
-  leader_exited (self);
+  leader_exited (self, reaped);
 }
 
 static void

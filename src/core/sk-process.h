@@ -118,7 +118,8 @@ gboolean    sk_process_attach            (SkProcess           *self,
                                           gpointer             user_data,
                                           GDestroyNotify       destroy);
 void        sk_process_set_exited        (SkProcess           *self,
-                                          int                  wait_status);
+                                          int                  wait_status,
+                                          gboolean             reaped);
 
 /* Results, after the wait. */
 GSubprocess *sk_process_get_subprocess   (SkProcess           *self);

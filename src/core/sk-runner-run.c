@@ -1026,11 +1026,18 @@ ensure_server (Run *run)
       return;
     }
 
+  /* The server may change the whole workflow, so that each child makes
+   * one folder read-only and keeps its own step's writable: two mounts
+   * however many steps the run has. The server runs no step's code. */
   run_mounts_init (&mounts, run);
+  g_ptr_array_add (mounts.mounts.writable, mounts.workflow_path);
   g_hash_table_iter_init (&iter, run->node_runs);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
-    if (other->selected && g_mkdir_with_parents (other->folder_path, 0755) == 0)
-      run_mounts_add_step (&mounts, other);
+    if (other->selected)
+      {
+        mounts.mounts.network |= sk_node_get_network (other->node);
+        add_step_reads (other, mounts.workflow_path, mounts.mounts.read_only);
+      }
 
   run->server = sk_harness_server_spawn (run->sandbox, &mounts.mounts, run->harness, &error);
   if (run->server == NULL)

@@ -646,7 +646,7 @@ def _narrow(libc, shared, request):
                f"read-only {path}")
 
     read_only = request.get("read_only", [])
-    for path in shared.get("read_only", []):
+    for path in dict.fromkeys(shared.get("read_only", [])):
         if path in read_only or _covered(path, writable) or not os.path.exists(path):
             continue
         if os.path.isdir(path):
@@ -741,6 +741,24 @@ def _kill_children(spare=()):
                 pass
 
 
+def _exit_child(code):
+    """Ends a forked step as an interpreter's exit would, as far as code can
+    tell: its threads are waited for, then its exit functions run. Tearing
+    the interpreter down, which takes longer than many steps, is left out;
+    the step's process ends with it anyway."""
+    try:
+        import atexit
+        threading = sys.modules.get("threading")
+        if threading is not None and hasattr(threading, "_shutdown"):
+            threading._shutdown()
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        _kill_children()
+        os._exit(code)
+
+
 def _probe_narrowing(libc, shared):
     """Whether a child can narrow the shared sandbox here, and why not."""
     pid = os.fork()
@@ -764,6 +782,7 @@ def serve(fd, config):
     import socket
     import select
     import array
+    import gc
     import pickle  # noqa: F401  Imported once here, for every child.
 
     shared = json.loads(config)
@@ -792,6 +811,9 @@ def serve(fd, config):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     children = {}
     me = os.getpid()
+    # What the server holds is shared with every child; it is moved out of
+    # the collector's way so that collecting does not copy it.
+    gc.freeze()
     # What a step that was killed left behind comes back here.
     if libc is not None:
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -919,10 +941,11 @@ def main(argv):
         if spec_text is None:
             return 0
         sys.argv[1:] = ["run", spec_text]
+        code = 1
         try:
-            return run_one(spec_text)
+            code = run_one(spec_text)
         finally:
-            _kill_children()
+            _exit_child(code)
     if len(argv) == 3 and argv[1] == "worker":
         return worker(int(argv[2]))
     if len(argv) == 2 and argv[1] == "check":
