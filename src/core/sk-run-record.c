@@ -56,18 +56,43 @@ checksum_string (GChecksum  *checksum,
   g_checksum_update (checksum, (const guchar *) value, strlen (value) + 1);
 }
 
-/* Input files are hashed again only when their size, time or inode
- * changed, so that a window that runs a workflow repeatedly reads large
- * inputs once. The cache is shared by the threads that compute fingerprints.
+/* A file is hashed again only when something the kernel says of it has
+ * changed since it was hashed: its size, its modification and change times
+ * to the nanosecond, its inode or its device. Writing to a file, replacing
+ * it or setting its modification time back each change one of them, and the
+ * change time cannot be set at all. The hashes are kept in the process,
+ * shared by the threads that compute fingerprints, and in the workflow's
+ * bookkeeping folder from one run to the next, as make and Snakemake keep
+ * timestamps, so that a run with nothing to do hashes no script, input or
+ * pickle again.
  */
 typedef struct
 {
-  gint64  size;
-  gint64  mtime;
-  gint64  mtime_nsec;
-  guint64 inode;
-  char   *hash;
+  gint64   size;
+  gint64   mtime;
+  gint64   mtime_nsec;
+  gint64   ctime;
+  gint64   ctime_nsec;
+  guint64  inode;
+  guint64  device;
+  gboolean racy;
+  char    *hash;
 } FileHash;
+
+/* A file changed again within the tick of the file system's clock in which
+ * it was hashed keeps its times, so a hash made less than this long after
+ * the file last changed is not trusted the next time: the file is read
+ * again, as Git does with its racy entries. Two seconds cover the coarsest
+ * clocks in use (FAT's) and a little drift of a network file system's.
+ */
+#define RACY_USEC (2 * G_USEC_PER_SEC)
+
+/* The saved hashes of a workflow, in its own bookkeeping folder. */
+#define HASH_CACHE_NAME SK_STEP_BOOKKEEPING_NAME G_DIR_SEPARATOR_S "hashes"
+#define HASH_CACHE_HEADER "skele-hashes 1\n"
+#define HASH_CACHE_END "end\t"
+#define HASH_CACHE_LIMIT (64 * 1024 * 1024)
+#define HASH_CACHE_FIELDS 10
 
 G_LOCK_DEFINE_STATIC (file_hashes);
 static GHashTable *file_hashes;
@@ -81,44 +106,171 @@ file_hash_free (gpointer data)
   g_free (file_hash);
 }
 
-/* Hashes the regular file at @path, following links, so that an input
- * may live anywhere; what is not a regular file, such as a FIFO or a
- * device, would never end and is not read at all. The file is opened
- * without blocking, which a FIFO without a writer would otherwise do.
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FileHash, file_hash_free)
+
+static FileHash *
+file_hash_new (const GStatBuf *st,
+               const char     *hash,
+               gboolean        racy)
+{
+  FileHash *file_hash = g_new0 (FileHash, 1);
+
+  file_hash->size = st->st_size;
+  file_hash->mtime = st->st_mtim.tv_sec;
+  file_hash->mtime_nsec = st->st_mtim.tv_nsec;
+  file_hash->ctime = st->st_ctim.tv_sec;
+  file_hash->ctime_nsec = st->st_ctim.tv_nsec;
+  file_hash->inode = st->st_ino;
+  file_hash->device = st->st_dev;
+  file_hash->racy = racy;
+  file_hash->hash = g_strdup (hash);
+
+  return file_hash;
+}
+
+static FileHash *
+file_hash_copy (const FileHash *file_hash)
+{
+  FileHash *copy = g_memdup2 (file_hash, sizeof *file_hash);
+
+  copy->hash = g_strdup (file_hash->hash);
+  return copy;
+}
+
+static gboolean
+file_hash_equal (const FileHash *a,
+                 const FileHash *b)
+{
+  return a->size == b->size &&
+         a->mtime == b->mtime && a->mtime_nsec == b->mtime_nsec &&
+         a->ctime == b->ctime && a->ctime_nsec == b->ctime_nsec &&
+         a->inode == b->inode && a->device == b->device &&
+         a->racy == b->racy && g_str_equal (a->hash, b->hash);
+}
+
+/* Whether @file_hash may stand for the file that @st describes. */
+static gboolean
+file_hash_is_valid (const FileHash *file_hash,
+                    const GStatBuf *st)
+{
+  return !file_hash->racy &&
+         file_hash->size == (gint64) st->st_size &&
+         file_hash->mtime == (gint64) st->st_mtim.tv_sec &&
+         file_hash->mtime_nsec == (gint64) st->st_mtim.tv_nsec &&
+         file_hash->ctime == (gint64) st->st_ctim.tv_sec &&
+         file_hash->ctime_nsec == (gint64) st->st_ctim.tv_nsec &&
+         file_hash->inode == (guint64) st->st_ino &&
+         file_hash->device == (guint64) st->st_dev;
+}
+
+/* Whether the file that @st describes changed, by the file system's clock,
+ * too shortly before @hashed_at (microseconds of the real time) for its
+ * times to tell a later change; a time in the future counts as well.
  */
-static char *
-hash_file (const char   *path,
-           GCancellable *cancellable,
-           FileState    *state)
+static gboolean
+is_racy (const GStatBuf *st,
+         gint64          hashed_at)
+{
+  gint64 modified = (gint64) st->st_mtim.tv_sec * G_USEC_PER_SEC + st->st_mtim.tv_nsec / 1000;
+  gint64 changed = (gint64) st->st_ctim.tv_sec * G_USEC_PER_SEC + st->st_ctim.tv_nsec / 1000;
+
+  return hashed_at - MAX (modified, changed) < RACY_USEC;
+}
+
+static GHashTable *
+hash_table_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, file_hash_free);
+}
+
+/* Returns a copy of the hash kept for the file that @st describes, in this
+ * process or else in @saved, a workflow's saved hashes, or %NULL when none
+ * can be trusted. A saved one is kept in the process from then on.
+ */
+static FileHash *
+lookup_hash (const char     *path,
+             const GStatBuf *st,
+             GHashTable     *saved)
+{
+  FileHash *found = NULL;
+  FileHash *cached;
+
+  G_LOCK (file_hashes);
+  if (file_hashes == NULL)
+    file_hashes = hash_table_new ();
+
+  cached = g_hash_table_lookup (file_hashes, path);
+  if (cached != NULL && file_hash_is_valid (cached, st))
+    {
+      found = file_hash_copy (cached);
+    }
+  else if (saved != NULL &&
+           (cached = g_hash_table_lookup (saved, path)) != NULL &&
+           file_hash_is_valid (cached, st))
+    {
+      found = file_hash_copy (cached);
+      g_hash_table_replace (file_hashes, g_strdup (path), file_hash_copy (cached));
+    }
+  G_UNLOCK (file_hashes);
+
+  return found;
+}
+
+/* Hashes the regular file at @path, which @st describes, following links,
+ * so that an input may live anywhere; what is not a regular file, such as
+ * a FIFO or a device, would never end and is not read at all. The file is
+ * opened without blocking, which a FIFO without a writer would otherwise do.
+ *
+ * Returns: (transfer full) (nullable): the file's hash, with what the file
+ *   was like when it was read
+ */
+static FileHash *
+hash_stat_file (const char     *path,
+                const GStatBuf *st,
+                GHashTable     *saved,
+                GCancellable   *cancellable,
+                FileState      *state)
 {
   g_autoptr(GChecksum) checksum = NULL;
   guchar buffer[READ_CHUNK];
-  FileHash *cached;
-  GStatBuf st;
+  FileHash *found;
+  GStatBuf opened;
+  gint64 hashed_at;
   gint64 total = 0;
   ssize_t n;
   int fd;
 
-  *state = FILE_MISSING;
-
-  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-  if (fd < 0)
+  if (!S_ISREG (st->st_mode))
     {
-      GStatBuf lst;
-
-      /* Opening a socket fails, but it is there all the same. */
-      if (g_stat (path, &lst) == 0 && !S_ISREG (lst.st_mode))
-        *state = FILE_NOT_REGULAR;
+      *state = FILE_NOT_REGULAR;
       return NULL;
     }
 
-  if (fstat (fd, &st) != 0)
+  if ((found = lookup_hash (path, st, saved)) != NULL)
+    {
+      *state = FILE_HASHED;
+      return found;
+    }
+
+  *state = FILE_MISSING;
+
+  /* Taken before reading: a change while the file is read is a change
+   * after this time.
+   */
+  hashed_at = g_get_real_time ();
+
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
+    return NULL;
+
+  /* The file may have been replaced since @st was taken. */
+  if (fstat (fd, &opened) != 0)
     {
       close (fd);
       return NULL;
     }
 
-  if (!S_ISREG (st.st_mode))
+  if (!S_ISREG (opened.st_mode))
     {
       close (fd);
       *state = FILE_NOT_REGULAR;
@@ -127,31 +279,15 @@ hash_file (const char   *path,
 
   *state = FILE_HASHED;
 
-  G_LOCK (file_hashes);
-  if (file_hashes == NULL)
-    file_hashes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, file_hash_free);
-  cached = g_hash_table_lookup (file_hashes, path);
-  if (cached != NULL &&
-      cached->size == st.st_size &&
-      cached->mtime == st.st_mtime &&
-      cached->mtime_nsec == st.st_mtim.tv_nsec &&
-      cached->inode == st.st_ino)
-    {
-      char *hash = g_strdup (cached->hash);
-
-      G_UNLOCK (file_hashes);
-      close (fd);
-      return hash;
-    }
-  G_UNLOCK (file_hashes);
-
   checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  if (st.st_size > HASH_LIMIT)
+  if (opened.st_size > HASH_LIMIT)
     {
       g_autofree char *stamp = g_strdup_printf ("large:%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT
                                                 ":%ld:%" G_GUINT64_FORMAT,
-                                                (gint64) st.st_size, (gint64) st.st_mtime,
-                                                (long) st.st_mtim.tv_nsec, (guint64) st.st_ino);
+                                                (gint64) opened.st_size,
+                                                (gint64) opened.st_mtime,
+                                                (long) opened.st_mtim.tv_nsec,
+                                                (guint64) opened.st_ino);
 
       g_checksum_update (checksum, (const guchar *) stamp, strlen (stamp));
     }
@@ -182,18 +318,292 @@ hash_file (const char   *path,
     }
   close (fd);
 
-  cached = g_new0 (FileHash, 1);
-  cached->size = st.st_size;
-  cached->mtime = st.st_mtime;
-  cached->mtime_nsec = st.st_mtim.tv_nsec;
-  cached->inode = st.st_ino;
-  cached->hash = g_strdup (g_checksum_get_string (checksum));
+  found = file_hash_new (&opened, g_checksum_get_string (checksum), is_racy (&opened, hashed_at));
 
   G_LOCK (file_hashes);
-  g_hash_table_insert (file_hashes, g_strdup (path), cached);
+  g_hash_table_replace (file_hashes, g_strdup (path), file_hash_copy (found));
   G_UNLOCK (file_hashes);
 
-  return g_strdup (g_checksum_get_string (checksum));
+  return found;
+}
+
+/* As hash_stat_file(), for a file not looked at yet. */
+static FileHash *
+hash_file (const char   *path,
+           GHashTable   *saved,
+           GCancellable *cancellable,
+           FileState    *state)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0)
+    {
+      *state = FILE_MISSING;
+      return NULL;
+    }
+
+  return hash_stat_file (path, &st, saved, cancellable, state);
+}
+
+/* Saved hashes ----------------------------------------------------------- */
+
+/* Reads the file at @path whole, if it is a regular file of a sane size
+ * and not a link: it is only ever written by hash_cache_save().
+ */
+static char *
+read_small_file (const char *path,
+                 gsize      *length)
+{
+  g_autofree char *data = NULL;
+  GStatBuf st;
+  gsize done = 0;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
+    return NULL;
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > HASH_CACHE_LIMIT)
+    {
+      close (fd);
+      return NULL;
+    }
+
+  data = g_malloc (st.st_size + 1);
+  while (done < (gsize) st.st_size)
+    {
+      ssize_t n = read (fd, data + done, st.st_size - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += n;
+    }
+  close (fd);
+
+  data[done] = '\0';
+  *length = done;
+  return g_steal_pointer (&data);
+}
+
+static gboolean
+parse_signed (const char *text,
+              gint64     *value)
+{
+  return g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, value, NULL);
+}
+
+static gboolean
+parse_unsigned (const char *text,
+                guint64    *value)
+{
+  return g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, value, NULL);
+}
+
+/* As g_checksum_get_string() writes it: 64 lowercase hexadecimal digits. */
+static gboolean
+is_sha256 (const char *text)
+{
+  guint i;
+
+  for (i = 0; g_ascii_isdigit (text[i]) || (text[i] >= 'a' && text[i] <= 'f'); i++)
+    ;
+  return i == 64 && text[i] == '\0';
+}
+
+/* One line of the saved hashes: the hash, "racy" or "-", the size, the
+ * modification and change times in seconds and nanoseconds, the inode, the
+ * device and, last, since it may hold tabs, the path.
+ */
+static gboolean
+parse_entry (const char *line,
+             GHashTable *entries)
+{
+  g_auto(GStrv) fields = g_strsplit (line, "\t", HASH_CACHE_FIELDS);
+  FileHash *file_hash;
+  gint64 numbers[5];
+  guint64 inode, device;
+
+  if (g_strv_length (fields) != HASH_CACHE_FIELDS || !is_sha256 (fields[0]) ||
+      (!g_str_equal (fields[1], "racy") && !g_str_equal (fields[1], "-")) ||
+      !g_path_is_absolute (fields[9]))
+    return FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+    if (!parse_signed (fields[2 + i], &numbers[i]))
+      return FALSE;
+
+  if (!parse_unsigned (fields[7], &inode) || !parse_unsigned (fields[8], &device))
+    return FALSE;
+
+  file_hash = g_new0 (FileHash, 1);
+  file_hash->hash = g_strdup (fields[0]);
+  file_hash->racy = g_str_equal (fields[1], "racy");
+  file_hash->size = numbers[0];
+  file_hash->mtime = numbers[1];
+  file_hash->mtime_nsec = numbers[2];
+  file_hash->ctime = numbers[3];
+  file_hash->ctime_nsec = numbers[4];
+  file_hash->inode = inode;
+  file_hash->device = device;
+  g_hash_table_replace (entries, g_strdup (fields[9]), file_hash);
+
+  return TRUE;
+}
+
+/* Reads the hashes that runs of a workflow saved. The file ends with the
+ * checksum of what comes before, so that one cut short by a crash, changed
+ * by hand or damaged otherwise is noticed; then, as when it is missing or
+ * of another version, it is ignored and the files are read again.
+ *
+ * Returns: (transfer full): the saved hashes by path, perhaps none, and
+ *   in @found whether there was a file at all
+ */
+static GHashTable *
+hash_cache_load (const char *path,
+                 gboolean   *found)
+{
+  g_autoptr(GHashTable) entries = hash_table_new ();
+  g_autoptr(GChecksum) checksum = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *end;
+  gsize length = 0;
+  gsize body;
+
+  *found = FALSE;
+  if ((data = read_small_file (path, &length)) == NULL)
+    return g_steal_pointer (&entries);
+
+  *found = TRUE;
+
+  if (!g_str_has_prefix (data, HASH_CACHE_HEADER) || data[length - 1] != '\n')
+    return g_steal_pointer (&entries);
+
+  /* The last line holds the checksum. */
+  data[length - 1] = '\0';
+  end = strrchr (data, '\n');
+  if (end == NULL || !g_str_has_prefix (end + 1, HASH_CACHE_END) ||
+      !is_sha256 (end + 1 + strlen (HASH_CACHE_END)))
+    return g_steal_pointer (&entries);
+
+  body = end + 1 - data;
+  checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (checksum, (const guchar *) data, body);
+  if (!g_str_equal (g_checksum_get_string (checksum), end + 1 + strlen (HASH_CACHE_END)))
+    return g_steal_pointer (&entries);
+
+  /* The entries lie between the header and the last line. */
+  text = g_strndup (data + strlen (HASH_CACHE_HEADER), body - strlen (HASH_CACHE_HEADER));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (lines[i][0] != '\0' && !parse_entry (lines[i], entries))
+        {
+          g_hash_table_remove_all (entries);
+          break;
+        }
+    }
+
+  return g_steal_pointer (&entries);
+}
+
+static gboolean
+hash_tables_equal (GHashTable *a,
+                   GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer path, value;
+
+  if (g_hash_table_size (a) != g_hash_table_size (b))
+    return FALSE;
+
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &path, &value))
+    {
+      FileHash *other = g_hash_table_lookup (b, path);
+
+      if (other == NULL || !file_hash_equal (value, other))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Writes @entries as the saved hashes of the workflow at @root, whole or
+ * not at all: the file is renamed into place. It is not flushed to the
+ * disk, since a file lost in a crash only costs reading the files again.
+ * Nothing is said of a failure, for the same reason.
+ */
+static void
+hash_cache_save (const char *root,
+                 GHashTable *entries)
+{
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GString) text = g_string_new (HASH_CACHE_HEADER);
+  g_autofree char *folder = g_build_filename (root, SK_STEP_BOOKKEEPING_NAME, NULL);
+  g_autofree char *path = g_build_filename (root, HASH_CACHE_NAME, NULL);
+  g_autofree char *temporary = NULL;
+  GHashTableIter iter;
+  gpointer key, value;
+  GStatBuf st;
+  gsize done = 0;
+  int fd;
+
+  g_hash_table_iter_init (&iter, entries);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      const char *file = key;
+      FileHash *file_hash = value;
+
+      /* Each entry is one line. */
+      if (strchr (file, '\n') != NULL)
+        continue;
+
+      g_string_append_printf (text,
+                              "%s\t%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
+                              "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
+                              "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%s\n",
+                              file_hash->hash, file_hash->racy ? "racy" : "-",
+                              file_hash->size, file_hash->mtime, file_hash->mtime_nsec,
+                              file_hash->ctime, file_hash->ctime_nsec,
+                              file_hash->inode, file_hash->device, file);
+    }
+
+  g_checksum_update (checksum, (const guchar *) text->str, text->len);
+  g_string_append_printf (text, HASH_CACHE_END "%s\n", g_checksum_get_string (checksum));
+
+  /* As for a step's bookkeeping folder, a link in its place would have the
+   * file written somewhere else.
+   */
+  if (g_mkdir (folder, 0755) != 0 && errno != EEXIST)
+    return;
+  if (g_lstat (folder, &st) != 0 || !S_ISDIR (st.st_mode))
+    return;
+
+  temporary = g_build_filename (folder, "hashes.XXXXXX", NULL);
+  fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+
+  while (done < text->len)
+    {
+      ssize_t n = write (fd, text->str + done, text->len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += n;
+    }
+
+  if (close (fd) != 0 || done < text->len || g_rename (temporary, path) != 0)
+    {
+      g_debug ("The hashes of %s were not saved", root);
+      g_unlink (temporary);
+    }
 }
 
 /* What one node's fingerprint covers, copied out of the model. */
@@ -201,6 +611,7 @@ typedef struct
 {
   char   *key;
   char   *script_path;
+  char   *pickle_path;
   char   *input_text;
   GStrv   input_names;
   GStrv   input_paths;
@@ -217,6 +628,9 @@ struct _SkFingerprints
   GPtrArray *jobs;
   char      *python;
   char      *inputs;
+  char      *root;
+  char      *cache_path;
+  gboolean   complete;
 };
 
 static void
@@ -226,6 +640,7 @@ fingerprint_job_free (gpointer data)
 
   g_free (job->key);
   g_free (job->script_path);
+  g_free (job->pickle_path);
   g_free (job->input_text);
   g_strfreev (job->input_names);
   g_strfreev (job->input_paths);
@@ -265,6 +680,16 @@ sk_fingerprints_new (SkProject  *project,
   self = g_new0 (SkFingerprints, 1);
   self->jobs = g_ptr_array_new_full (order->len, fingerprint_job_free);
   self->python = g_strdup (python);
+  if (sk_project_get_folder (project) != NULL)
+    {
+      self->root = g_file_get_path (sk_project_get_folder (project));
+      self->cache_path = self->root != NULL ? g_build_filename (self->root, HASH_CACHE_NAME, NULL)
+                                            : NULL;
+    }
+  /* Only a computation over the whole workflow knows which of the saved
+   * hashes are no longer needed.
+   */
+  self->complete = order->len == sk_project_get_n_nodes (project);
 
   for (guint i = 0; i < order->len; i++)
     {
@@ -292,6 +717,9 @@ sk_fingerprints_new (SkProject  *project,
           }
       }
       job->script_path = script != NULL ? g_file_get_path (script) : NULL;
+      if (folder != NULL && g_file_peek_path (folder) != NULL)
+        job->pickle_path = sk_step_folder_build_path (g_file_peek_path (folder), job->key,
+                                                      SK_STEP_FILE_PICKLE);
       job->input_text = g_strdup (sk_node_get_input_text (node));
 
       for (guint j = 0; files[j] != NULL && folder != NULL; j++)
@@ -336,7 +764,65 @@ sk_fingerprints_free (SkFingerprints *self)
   g_ptr_array_unref (self->jobs);
   g_free (self->python);
   g_free (self->inputs);
+  g_free (self->root);
+  g_free (self->cache_path);
   g_free (self);
+}
+
+/* Hashes the file at @path, noting in @asked what is known of it now. */
+static char *
+hash_asked_file (const char   *path,
+                 GHashTable   *saved,
+                 GHashTable   *asked,
+                 GCancellable *cancellable,
+                 FileState    *state)
+{
+  FileHash *file_hash = hash_file (path, saved, cancellable, state);
+  char *hash;
+
+  if (file_hash == NULL)
+    return NULL;
+
+  hash = g_strdup (file_hash->hash);
+  g_hash_table_replace (asked, g_strdup (path), file_hash);
+  return hash;
+}
+
+/* Saves the hashes of the files asked for this time: a computation over
+ * the whole workflow keeps only those, so that the saved hashes do not grow
+ * with files that no step reads any more; one over some of its steps adds
+ * them to the others. Nothing is written when nothing changed.
+ */
+static void
+update_saved_hashes (SkFingerprints *self,
+                     GHashTable     *saved,
+                     GHashTable     *asked)
+{
+  GHashTableIter iter;
+  gpointer path, value;
+  gboolean changed = FALSE;
+
+  if (self->complete)
+    {
+      if (!hash_tables_equal (asked, saved))
+        hash_cache_save (self->root, asked);
+      return;
+    }
+
+  g_hash_table_iter_init (&iter, asked);
+  while (g_hash_table_iter_next (&iter, &path, &value))
+    {
+      FileHash *before = g_hash_table_lookup (saved, path);
+
+      if (before == NULL || !file_hash_equal (before, value))
+        {
+          g_hash_table_replace (saved, g_strdup (path), file_hash_copy (value));
+          changed = TRUE;
+        }
+    }
+
+  if (changed)
+    hash_cache_save (self->root, saved);
 }
 
 /* Returns %FALSE when @cancellable stopped the computation, which leaves
@@ -346,6 +832,14 @@ static gboolean
 compute (SkFingerprints *self,
          GCancellable   *cancellable)
 {
+  g_autoptr(GHashTable) saved = NULL;
+  g_autoptr(GHashTable) asked = hash_table_new ();
+  gboolean had_saved = FALSE;
+  gboolean has_results = FALSE;
+
+  saved = self->cache_path != NULL ? hash_cache_load (self->cache_path, &had_saved)
+                                   : hash_table_new ();
+
   for (guint i = 0; i < self->jobs->len; i++)
     {
       FingerprintJob *job = g_ptr_array_index (self->jobs, i);
@@ -357,7 +851,7 @@ compute (SkFingerprints *self,
       checksum_string (checksum, "python", self->python != NULL ? self->python : "");
 
       if (job->script_path != NULL)
-        script_hash = hash_file (job->script_path, cancellable, &state);
+        script_hash = hash_asked_file (job->script_path, saved, asked, cancellable, &state);
       if (state == FILE_CANCELLED)
         return FALSE;
       checksum_string (checksum, "script", script_hash != NULL ? script_hash : "missing");
@@ -366,7 +860,8 @@ compute (SkFingerprints *self,
       g_clear_pointer (&job->problem, g_free);
       for (guint j = 0; job->input_paths[j] != NULL; j++)
         {
-          g_autofree char *hash = hash_file (job->input_paths[j], cancellable, &state);
+          g_autofree char *hash = hash_asked_file (job->input_paths[j], saved, asked,
+                                                   cancellable, &state);
 
           if (state == FILE_CANCELLED)
             return FALSE;
@@ -420,6 +915,30 @@ compute (SkFingerprints *self,
       job->fingerprint = g_strdup (g_checksum_get_string (checksum));
     }
 
+  /* Before a step is found up to date its pickle is checked against its
+   * record. Hashing the pickles here, off the main thread, lets that check
+   * find them in the process, and saves their hashes for the next run.
+   */
+  for (guint i = 0; self->complete && i < self->jobs->len; i++)
+    {
+      FingerprintJob *job = g_ptr_array_index (self->jobs, i);
+      g_autofree char *hash = NULL;
+      FileState state = FILE_MISSING;
+
+      if (job->pickle_path != NULL)
+        hash = hash_asked_file (job->pickle_path, saved, asked, cancellable, &state);
+      if (state == FILE_CANCELLED)
+        return FALSE;
+      has_results = has_results || hash != NULL;
+    }
+
+  /* Opening a workflow that never ran leaves its folder as it was: until a
+   * step has a result, no step can be up to date, and there is nothing to
+   * save the reading of.
+   */
+  if (self->cache_path != NULL && (had_saved || has_results))
+    update_saved_hashes (self, saved, asked);
+
   return TRUE;
 }
 
@@ -427,8 +946,11 @@ compute (SkFingerprints *self,
  * sk_fingerprints_compute:
  * @self: fingerprints from sk_fingerprints_new()
  *
- * Reads the scripts and input files and computes each fingerprint. It may
- * run in any thread.
+ * Hashes the scripts and input files and computes each fingerprint. A
+ * file is read only when it changed since a run of the workflow last
+ * hashed it: the hashes are kept in the workflow's `.skele/hashes`, which
+ * this updates. When @self covers the whole workflow, the steps' pickles
+ * are hashed too, for sk_run_record_is_usable(). It may run in any thread.
  */
 void
 sk_fingerprints_compute (SkFingerprints *self)
@@ -778,7 +1300,7 @@ pickle_matches (JsonObject *record,
                 const char *key)
 {
   g_autofree char *path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_PICKLE);
-  g_autofree char *hash = NULL;
+  g_autoptr(FileHash) file_hash = NULL;
   JsonObject *pickle = sk_json_get_object (record, "pickle");
   const char *expected = sk_json_get_string (pickle, "checksum");
   FileState state;
@@ -791,8 +1313,9 @@ pickle_matches (JsonObject *record,
       (gint64) st.st_size != json_object_get_int_member (pickle, "size"))
     return FALSE;
 
-  hash = hash_file (path, NULL, &state);
-  return hash != NULL && g_str_equal (hash, expected);
+  /* Read again only when it changed since it was last hashed. */
+  file_hash = hash_stat_file (path, &st, NULL, NULL, &state);
+  return file_hash != NULL && g_str_equal (file_hash->hash, expected);
 }
 
 /**
@@ -862,10 +1385,9 @@ sk_run_record_write (const char         *step_folder,
   g_autofree char *path = NULL;
   g_autofree char *finished = NULL;
   g_autofree char *pickle_path = NULL;
-  g_autofree char *pickle_hash = NULL;
+  g_autoptr(FileHash) pickle = NULL;
   const char * const *files;
   const char *key;
-  GStatBuf st;
 
   g_return_val_if_fail (step_folder != NULL, FALSE);
   g_return_val_if_fail (SK_IS_NODE (node), FALSE);
@@ -882,8 +1404,7 @@ sk_run_record_write (const char         *step_folder,
       FileState state;
 
       pickle_path = sk_step_folder_build_path (step_folder, key, SK_STEP_FILE_PICKLE);
-      if (g_stat (pickle_path, &st) == 0)
-        pickle_hash = hash_file (pickle_path, NULL, &state);
+      pickle = hash_file (pickle_path, NULL, NULL, &state);
     }
 
   json_builder_begin_object (builder);
@@ -912,14 +1433,14 @@ sk_run_record_write (const char         *step_folder,
       json_builder_set_member_name (builder, "output_keys");
       json_builder_add_value (builder, json_node_copy (record->output_keys));
     }
-  if (pickle_hash != NULL)
+  if (pickle != NULL)
     {
       json_builder_set_member_name (builder, "pickle");
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "size");
-      json_builder_add_int_value (builder, (gint64) st.st_size);
+      json_builder_add_int_value (builder, pickle->size);
       json_builder_set_member_name (builder, "checksum");
-      json_builder_add_string_value (builder, pickle_hash);
+      json_builder_add_string_value (builder, pickle->hash);
       json_builder_end_object (builder);
     }
 
