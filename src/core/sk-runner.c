@@ -657,6 +657,73 @@ _sk_runner_find_python (SkRunner   *self,
   return path;
 }
 
+/* What sk_runner_script_has_code() found in a script, kept while nothing
+ * the kernel says of the file changes; a script changed within the last two
+ * seconds may change again without its times showing it, and is read. */
+typedef struct
+{
+  GStatBuf st;
+  gboolean has_code;
+} ScriptAnswer;
+
+G_LOCK_DEFINE_STATIC (script_answers);
+static GHashTable *script_answers;
+
+#define SCRIPT_ANSWER_SETTLED_USEC (2 * G_USEC_PER_SEC)
+
+static gboolean
+same_file_state (const GStatBuf *a,
+                 const GStatBuf *b)
+{
+  return a->st_size == b->st_size && a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+         a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
+         a->st_mode == b->st_mode;
+}
+
+static gboolean
+script_answer_lookup (const char     *path,
+                      const GStatBuf *st,
+                      gboolean       *has_code)
+{
+  ScriptAnswer *answer;
+  gboolean found = FALSE;
+
+  G_LOCK (script_answers);
+  answer = script_answers != NULL ? g_hash_table_lookup (script_answers, path) : NULL;
+  if (answer != NULL && same_file_state (&answer->st, st))
+    {
+      *has_code = answer->has_code;
+      found = TRUE;
+    }
+  G_UNLOCK (script_answers);
+
+  return found;
+}
+
+static void
+script_answer_store (const char     *path,
+                     const GStatBuf *st,
+                     gboolean        has_code)
+{
+  gint64 changed = MAX ((gint64) st->st_mtim.tv_sec * G_USEC_PER_SEC + st->st_mtim.tv_nsec / 1000,
+                        (gint64) st->st_ctim.tv_sec * G_USEC_PER_SEC + st->st_ctim.tv_nsec / 1000);
+  ScriptAnswer *answer;
+
+  if (!S_ISREG (st->st_mode) || g_get_real_time () - changed < SCRIPT_ANSWER_SETTLED_USEC)
+    return;
+
+  answer = g_new (ScriptAnswer, 1);
+  answer->st = *st;
+  answer->has_code = has_code;
+
+  G_LOCK (script_answers);
+  if (script_answers == NULL)
+    script_answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_replace (script_answers, g_strdup (path), answer);
+  G_UNLOCK (script_answers);
+}
+
 /**
  * sk_runner_script_has_code:
  * @script: (nullable): a step's script
@@ -684,13 +751,21 @@ sk_runner_script_has_code (GFile *script)
     return FALSE;
 
   /* A run asks this of every step, more than once: a local file is read
-   * without the cost of a stream object, and without waiting on a FIFO. */
+   * without the cost of a stream object, and without waiting on a FIFO,
+   * and read again only when it changed. */
   path = g_file_get_path (script);
   if (path != NULL)
     {
-      int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
       gboolean has_code = FALSE;
+      GStatBuf st;
+      int fd;
 
+      if (g_stat (path, &st) != 0)
+        return errno != ENOENT;
+      if (script_answer_lookup (path, &st, &has_code))
+        return has_code;
+
+      fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
       if (fd < 0)
         return errno != ENOENT;
 
@@ -699,6 +774,8 @@ sk_runner_script_has_code (GFile *script)
           has_code = !g_ascii_isspace (buffer[i]);
 
       close (fd);
+      if (n >= 0)
+        script_answer_store (path, &st, has_code);
       return has_code || n < 0;
     }
 
