@@ -715,6 +715,181 @@ test_project_json (Fixture       *fixture,
   g_assert_cmpstr (redone, ==, after);
 }
 
+/* The history keeps states as JSON text: every value must come back as it
+ * was, whatever its characters or its number.
+ */
+static void
+test_exact_values (Fixture       *fixture,
+                   gconstpointer  unused)
+{
+  g_autoptr(JsonObject) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = data (fixture);
+  g_autofree char *edited_data = NULL;
+  g_autofree char *moved_data = NULL;
+  g_autofree char *undone = NULL;
+  g_autofree char *redone = NULL;
+  SkNode *chart = node (fixture, "3");
+  double x = 0.1 + 0.2;
+  double y = -1e-7;
+
+  edited = parse_object ("{\"name\": \"Tab\\there \\\"quoted\\\" back\\\\slash\","
+                         " \"description\": \"line\\nbreak\\r\\u0001\\u001f\\u007f é ✓ \\ud83d\\ude00\","
+                         " \"priors\": [\"2\"],"
+                         " \"input\": {\"text\": \"\\\"\\\\\", \"files\": [\"a b.csv\"], \"lang\": \"en\"},"
+                         " \"skele\": {\"x\": 0, \"y\": 200, \"network\": true,"
+                         "            \"read\": [\"/data\"]},"
+                         " \"owner\": \"bo\", \"weight\": 2.5, \"count\": 3, \"whole\": 4.0,"
+                         " \"big\": 1e300, \"small\": -2.5e-300, \"wide\": 9007199254740993,"
+                         " \"precise\": 0.30000000000000004,"
+                         " \"nested\": {\"a\": [1, 2.0, null, true, false, \"x\", [], {}]}}");
+  g_assert_true (sk_node_update_from_json (chart, edited, &error));
+  g_assert_no_error (error);
+  sk_history_flush (fixture->history);
+  edited_data = data (fixture);
+
+  sk_node_set_position (chart, x, y);
+  sk_history_flush (fixture->history);
+  moved_data = data (fixture);
+  g_assert_cmpstr (sk_history_get_undo_label (fixture->history), ==, "Move Step");
+
+  g_assert_true (sk_history_undo (fixture->history));
+  assert_position (chart, 0, 200);
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_false (sk_history_get_can_undo (fixture->history));
+  undone = data (fixture);
+  g_assert_cmpstr (undone, ==, before);
+
+  g_assert_true (sk_history_redo (fixture->history));
+  g_clear_pointer (&redone, g_free);
+  redone = data (fixture);
+  g_assert_cmpstr (redone, ==, edited_data);
+  g_assert_cmpstr (sk_node_get_name (chart), ==, "Tab\there \"quoted\" back\\slash");
+  g_assert_cmpstr (sk_node_get_description (chart), ==,
+                   "line\nbreak\r\001\037\177 é ✓ \xf0\x9f\x98\x80");
+  g_assert_cmpstr (sk_node_get_input_text (chart), ==, "\"\\");
+  g_assert_true (sk_node_get_network (chart));
+
+  g_assert_true (sk_history_redo (fixture->history));
+  assert_position (chart, x, y);
+  g_clear_pointer (&redone, g_free);
+  redone = data (fixture);
+  g_assert_cmpstr (redone, ==, moved_data);
+}
+
+/* Bytes that are not UTF-8 cannot be kept as JSON text: undo brings back
+ * the text as loading it from a file would, and the rest of the step as
+ * it was.
+ */
+static void
+test_invalid_utf8 (Fixture       *fixture,
+                   gconstpointer  unused)
+{
+  SkNode *load = node (fixture, "1");
+
+  /* Two steps, not one text typed. */
+  _sk_history_set_merge_window_us (fixture->history, 0);
+  sk_node_set_description (load, "bad \xff byte");
+  sk_history_flush (fixture->history);
+  sk_node_set_description (load, "good");
+  sk_history_flush (fixture->history);
+
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_cmpstr (sk_node_get_description (load), ==, "bad \xef\xbf\xbd byte");
+  g_assert_cmpstr (sk_node_get_name (load), ==, "Load");
+  g_assert_cmpstr (sk_node_get_input_text (load), ==, "Read sales.csv");
+  assert_position (load, 0, 0);
+
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_cmpstr (sk_node_get_description (load), ==, "");
+  g_assert_true (sk_history_redo (fixture->history));
+  g_assert_true (sk_history_redo (fixture->history));
+  g_assert_cmpstr (sk_node_get_description (load), ==, "good");
+}
+
+/* Members this program does not know, written again in another order, are
+ * the same step: no change to undo.
+ */
+static void
+test_reordered_members (Fixture       *fixture,
+                        gconstpointer  unused)
+{
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) second = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = data (fixture);
+  g_autofree char *undone = NULL;
+  SkNode *chart = node (fixture, "3");
+
+  first = parse_object ("{\"name\": \"Chart\", \"priors\": [\"2\"],"
+                        " \"input\": {\"text\": \"Plot totals\", \"a\": 1, \"b\": 2},"
+                        " \"skele\": {\"x\": 0, \"y\": 200}, \"owner\": \"bo\", \"tags\": [1]}");
+  second = parse_object ("{\"tags\": [1], \"input\": {\"b\": 2, \"a\": 1, \"text\": \"Plot totals\"},"
+                         " \"owner\": \"bo\", \"priors\": [\"2\"], \"name\": \"Chart\","
+                         " \"skele\": {\"y\": 200, \"x\": 0}}");
+
+  g_assert_true (sk_node_update_from_json (chart, first, &error));
+  g_assert_no_error (error);
+  sk_history_flush (fixture->history);
+  g_assert_true (sk_history_get_can_undo (fixture->history));
+
+  g_assert_true (sk_node_update_from_json (chart, second, &error));
+  g_assert_no_error (error);
+  sk_history_flush (fixture->history);
+
+  /* One step only, and undoing it gives back the sample. */
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_false (sk_history_get_can_undo (fixture->history));
+  undone = data (fixture);
+  g_assert_cmpstr (undone, ==, before);
+}
+
+/* A history hears the nodes of its own workflow only, and only while they
+ * are in it.
+ */
+static void
+test_other_nodes (Fixture       *fixture,
+                  gconstpointer  unused)
+{
+  g_autoptr(SkProject) other = NULL;
+  g_autoptr(SkHistory) other_history = NULL;
+  g_autoptr(SkNode) loose = sk_node_new ("9", "Loose");
+  g_autoptr(SkNode) chart = g_object_ref (node (fixture, "3"));
+  g_autoptr(GError) error = NULL;
+
+  other = sk_project_load_from_data (sample_json, -1, NULL, &error);
+  g_assert_no_error (error);
+  other_history = sk_history_new (other);
+
+  /* A node of another workflow with the same identifier, and a node of
+   * none. */
+  sk_node_set_name (sk_project_get_node (other, "3"), "Elsewhere");
+  sk_node_set_name (loose, "Still loose");
+  run_idles ();
+  g_assert_false (sk_history_get_can_undo (fixture->history));
+  g_assert_cmpstr (sk_history_get_undo_label (other_history), ==, "Rename Step");
+
+  /* A node taken out of the workflow is no longer heard. */
+  sk_project_remove_node (fixture->project, chart);
+  run_idles ();
+  g_assert_cmpstr (sk_history_get_undo_label (fixture->history), ==, "Delete Step");
+  sk_node_set_name (chart, "Gone");
+  run_idles ();
+  g_assert_cmpstr (sk_history_get_undo_label (fixture->history), ==, "Delete Step");
+  g_assert_true (sk_history_undo (fixture->history));
+  g_assert_false (sk_history_get_can_undo (fixture->history));
+  g_assert_cmpstr (sk_node_get_name (node (fixture, "3")), ==, "Chart");
+
+  /* The node put back is heard again. */
+  sk_node_set_name (node (fixture, "3"), "Back");
+  run_idles ();
+  g_assert_cmpstr (sk_history_get_undo_label (fixture->history), ==, "Rename Step");
+  g_assert_cmpstr (sk_history_get_undo_label (other_history), ==, "Rename Step");
+  g_assert_true (sk_history_undo (other_history));
+  g_assert_cmpstr (sk_node_get_name (sk_project_get_node (other, "3")), ==, "Chart");
+  g_assert_cmpstr (sk_node_get_name (node (fixture, "3")), ==, "Back");
+}
+
 static void
 test_nested (Fixture       *fixture,
              gconstpointer  unused)
@@ -917,6 +1092,28 @@ test_clear (Fixture       *fixture,
   g_assert_false (sk_history_undo (fixture->history));
 }
 
+/* Registered first, so that no node exists yet in the process when it
+ * runs: the history must hear the nodes added to an empty workflow. */
+static void
+test_empty_first (void)
+{
+  g_autoptr(SkProject) project = sk_project_new (NULL);
+  g_autoptr(SkHistory) history = sk_history_new (project);
+  g_autoptr(SkNode) added = sk_node_new ("1", "First");
+
+  g_assert_true (sk_project_add_node (project, added, NULL));
+  run_idles ();
+  g_assert_cmpstr (sk_history_get_undo_label (history), ==, "Add Step");
+
+  sk_node_set_name (added, "Renamed");
+  run_idles ();
+  g_assert_cmpstr (sk_history_get_undo_label (history), ==, "Rename Step");
+  g_assert_true (sk_history_undo (history));
+  g_assert_cmpstr (sk_node_get_name (added), ==, "First");
+  g_assert_true (sk_history_undo (history));
+  g_assert_cmpuint (sk_project_get_n_nodes (project), ==, 0);
+}
+
 static void
 test_dispose_pending (void)
 {
@@ -990,6 +1187,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/history/empty-first", test_empty_first);
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
@@ -1009,6 +1208,10 @@ main (int   argc,
   ADD ("/history/runtime-only", test_runtime_only);
   ADD ("/history/node-json", test_node_json);
   ADD ("/history/project-json", test_project_json);
+  ADD ("/history/exact-values", test_exact_values);
+  ADD ("/history/reordered-members", test_reordered_members);
+  ADD ("/history/invalid-utf8", test_invalid_utf8);
+  ADD ("/history/other-nodes", test_other_nodes);
   ADD ("/history/nested", test_nested);
   ADD ("/history/redo-cleared", test_redo_cleared);
   ADD ("/history/notify", test_notify);

@@ -8,14 +8,22 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "sk-history-private.h"
 #include "sk-json.h"
+#include "sk-node-private.h"
 #include "sk-project-private.h"
 
 /* The history never asks its callers what they changed. It keeps the
  * undoable state of every node as JSON, learns from signals which nodes were
  * touched, and when a step closes it compares only those with what it kept.
  * So a change made anywhere (canvas, cells, JSON editor) can be undone.
+ *
+ * What it keeps of each node, and of each change in its steps, is JSON
+ * text rather than a tree: a tree of JsonObjects costs several times the
+ * memory, and a workflow of many steps keeps one state for every step.
+ * The text is parsed again only to describe, merge or apply a change.
  */
 
 typedef enum
@@ -41,13 +49,24 @@ typedef struct
   OpKind      kind;
   guint       position;
   char       *id;
-  /* The node's whole JSON, to create it again. */
-  JsonObject *json;
+  /* The node's whole JSON as text, to create it again. */
+  char       *json;
 } Op;
+
+/* A Change as a step keeps it: each state as JSON text, a #GRefString
+ * shared with the snapshot while it is the node's current state; %NULL
+ * when the node did not exist. */
+typedef struct
+{
+  char       *id;
+  GRefString *before;
+  GRefString *after;
+} StoredChange;
 
 typedef struct
 {
   char       *label;
+  /* StoredChanges. */
   GPtrArray  *changes;
   GPtrArray  *ops;
   GPtrArray  *files;
@@ -64,11 +83,13 @@ struct _SkHistory
 
   SkProject   *project;
 
-  /* Undoable state when the last step closed: identifier → JsonObject,
-   * and the process's own members.
+  /* Undoable state when the last step closed: identifier → its JSON text
+   * (a #GRefString), and the process's own members.
    */
   GHashTable  *snapshot;
   JsonObject  *header;
+  /* Where a node's state is written before it is compared or kept. */
+  GString     *scratch;
 
   /* What happened since then: identifiers of touched nodes, and Ops. */
   GHashTable  *dirty;
@@ -78,6 +99,10 @@ struct _SkHistory
   char        *group_label;
   guint        depth;
   guint        idle_id;
+  /* The emission hook on SkNode::changed, and the thread it listens in. */
+  guint        changed_signal;
+  gulong       changed_hook;
+  GThread     *thread;
   /* Where the list of nodes last changed, for the node signal after it. */
   guint        pending_position;
 
@@ -129,12 +154,29 @@ change_free (gpointer data)
 }
 
 static void
+stored_change_free (gpointer data)
+{
+  StoredChange *change = data;
+
+  g_free (change->id);
+  g_clear_pointer (&change->before, g_ref_string_release);
+  g_clear_pointer (&change->after, g_ref_string_release);
+  g_free (change);
+}
+
+static GRefString *
+ref_string0 (GRefString *text)
+{
+  return text != NULL ? g_ref_string_acquire (text) : NULL;
+}
+
+static void
 op_free (gpointer data)
 {
   Op *op = data;
 
   g_free (op->id);
-  g_clear_pointer (&op->json, json_object_unref);
+  g_free (op->json);
   g_free (op);
 }
 
@@ -160,12 +202,6 @@ step_free (gpointer data)
   g_clear_pointer (&step->files, g_ptr_array_unref);
   g_free (step->merge_member);
   g_free (step);
-}
-
-static JsonObject *
-ref0 (JsonObject *object)
-{
-  return object != NULL ? json_object_ref (object) : NULL;
 }
 
 /*
@@ -247,6 +283,304 @@ node_state (SkNode *node)
     json_object_unref (skele);
 
   return object;
+}
+
+/* Compact JSON text ---------------------------------------------------- */
+
+/* Appends @text as a JSON string. Every control character is escaped, so
+ * that the parser reads back exactly what was written; bytes that are not
+ * UTF-8, which JSON cannot hold, become U+FFFD as loading a file makes them.
+ */
+static void
+append_text (GString    *out,
+             const char *text)
+{
+  g_autofree char *valid = NULL;
+  const char *run = text != NULL ? text : "";
+  const char *p;
+
+  if (!g_utf8_validate (run, -1, NULL))
+    run = valid = g_utf8_make_valid (run, -1);
+
+  g_string_append_c (out, '"');
+  for (p = run; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      if (c != '\\' && c != '"' && c >= 0x20)
+        continue;
+
+      g_string_append_len (out, run, p - run);
+      run = p + 1;
+      switch (c)
+        {
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '"': g_string_append (out, "\\\""); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        default: g_string_append_printf (out, "\\u%04x", (guint) c); break;
+        }
+    }
+  g_string_append_len (out, run, p - run);
+  g_string_append_c (out, '"');
+}
+
+static void append_object (GString    *out,
+                           JsonObject *object);
+
+/* Appends @node without spaces. Numbers keep their type: a double is
+ * written with a point or an exponent, and is read back as one.
+ */
+static void
+append_node (GString  *out,
+             JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      append_object (out, json_node_get_object (node));
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint length = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < length; i++)
+          {
+            if (i > 0)
+              g_string_append_c (out, ',');
+            append_node (out, json_array_get_element (array, i));
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+          break;
+
+        case G_TYPE_DOUBLE:
+          sk_json_append_double (out, json_node_get_double (node));
+          break;
+
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          break;
+
+        case G_TYPE_STRING:
+          append_text (out, json_node_get_string (node));
+          break;
+
+        default:
+          g_string_append (out, "null");
+          break;
+        }
+      break;
+
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "null");
+      break;
+    }
+}
+
+static void
+append_members (GString    *out,
+                JsonObject *object,
+                gboolean   *first)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  if (object == NULL)
+    return;
+
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      if (!*first)
+        g_string_append_c (out, ',');
+      *first = FALSE;
+      append_text (out, name);
+      g_string_append_c (out, ':');
+      append_node (out, member);
+    }
+}
+
+static void
+append_object (GString    *out,
+               JsonObject *object)
+{
+  gboolean first = TRUE;
+
+  g_string_append_c (out, '{');
+  append_members (out, object, &first);
+  g_string_append_c (out, '}');
+}
+
+static void
+append_strv (GString            *out,
+             const char * const *strv)
+{
+  g_string_append_c (out, '[');
+  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      append_text (out, strv[i]);
+    }
+  g_string_append_c (out, ']');
+}
+
+static char *
+object_to_text (JsonObject *object)
+{
+  GString *out = g_string_new (NULL);
+
+  append_object (out, object);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+holds_any (JsonObject         *object,
+           const char * const *names)
+{
+  for (guint i = 0; object != NULL && names[i] != NULL; i++)
+    if (json_object_has_member (object, names[i]))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Appends node_state (@node) as append_object() would write it, without
+ * building it: the same members in the same order. Returns %FALSE, having
+ * appended nothing, when a member the node does not know has the name of
+ * one it knows, which only sk_node_to_json() resolves.
+ */
+static gboolean
+append_node_state (GString *out,
+                   SkNode  *node)
+{
+  static const char * const node_members[] = {
+    "name", "description", "priors", "run", "input", "output", "skele", NULL
+  };
+  static const char * const io_members[] = { "text", "files", NULL };
+  gboolean first = FALSE;
+  gboolean skele_first = TRUE;
+
+  if (holds_any (node->extra, node_members) || holds_any (node->input_extra, io_members))
+    return FALSE;
+
+  g_string_append (out, "{\"name\":");
+  append_text (out, node->name);
+  g_string_append (out, ",\"description\":");
+  append_text (out, node->description);
+  g_string_append (out, ",\"priors\":");
+  append_strv (out, (const char * const *) node->priors);
+  g_string_append (out, node->run ? ",\"run\":true" : ",\"run\":false");
+  g_string_append (out, ",\"input\":{\"text\":");
+  append_text (out, node->input_text);
+  g_string_append (out, ",\"files\":");
+  append_strv (out, (const char * const *) node->input_files);
+  append_members (out, node->input_extra, &first);
+  g_string_append_c (out, '}');
+  append_members (out, node->extra, &first);
+
+  for (guint i = 0; node->has_position && i < 2; i++)
+    {
+      g_string_append (out, i == 0 ? ",\"skele\":{\"x\":" : ",\"y\":");
+      sk_json_append_double (out, i == 0 ? node->x : node->y);
+      skele_first = FALSE;
+    }
+  for (guint i = 0; node->skele_extra != NULL && user_skele_members[i] != NULL; i++)
+    {
+      JsonNode *value;
+
+      if (!json_object_has_member (node->skele_extra, user_skele_members[i]))
+        continue;
+      value = json_object_get_member (node->skele_extra, user_skele_members[i]);
+      g_string_append (out, skele_first ? ",\"skele\":{\"" : ",\"");
+      g_string_append (out, user_skele_members[i]);
+      g_string_append (out, "\":");
+      append_node (out, value);
+      skele_first = FALSE;
+    }
+  if (!skele_first)
+    g_string_append_c (out, '}');
+
+  g_string_append_c (out, '}');
+  return TRUE;
+}
+
+/* The node's undoable state as JSON text. */
+static GRefString *
+node_state_text (SkHistory *self,
+                 SkNode    *node)
+{
+  g_string_truncate (self->scratch, 0);
+  if (!append_node_state (self->scratch, node))
+    {
+      g_autoptr(JsonObject) state = node_state (node);
+
+      append_object (self->scratch, state);
+    }
+
+  return g_ref_string_new_len (self->scratch->str, self->scratch->len);
+}
+
+/* Reads back what append_object() wrote. */
+static JsonObject *
+parse_state (const char *text)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+
+  if (text == NULL)
+    return NULL;
+
+  /* The history wrote the text itself, so this does not fail; if it did,
+   * applying nothing is better than applying an empty state, which would
+   * clear the node.
+   */
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, text, -1, &error))
+    {
+      g_warning ("Could not read back a state kept for undo: %s", error->message);
+      return NULL;
+    }
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* Whether two kept states are the same: as text, or failing that (a node
+ * written once with its fast writer and once without) as JSON.
+ */
+static gboolean
+states_equal (const char *a,
+              const char *b)
+{
+  g_autoptr(JsonObject) object_a = NULL;
+  g_autoptr(JsonObject) object_b = NULL;
+
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (strcmp (a, b) == 0)
+    return TRUE;
+
+  object_a = parse_state (a);
+  object_b = parse_state (b);
+  return object_a != NULL && object_b != NULL && json_object_equal (object_a, object_b);
 }
 
 /* Gives @node the undoable state @state and keeps the rest. */
@@ -336,21 +670,35 @@ mark_dirty (SkHistory  *self,
   schedule_close (self);
 }
 
-static void
-node_changed_cb (SkNode    *node,
-                 SkHistory *self)
+/* Hears SkNode::changed of every node in the process, rather than through
+ * a handler on each node of the workflow: a handler costs each step of a
+ * large workflow memory, and this lookup costs a change next to nothing.
+ * Nodes of other workflows, and nodes taken out of this one, are not ours;
+ * nor are nodes in other threads, such as those of a workflow being
+ * loaded, which must not look into this workflow while its thread changes
+ * it.
+ */
+static gboolean
+node_changed_hook (GSignalInvocationHint *hint,
+                   guint                  n_values,
+                   const GValue          *values,
+                   gpointer               data)
 {
-  g_assert (SK_IS_NODE (node));
+  SkHistory *self = data;
+  SkNode *node;
+
   g_assert (SK_IS_HISTORY (self));
 
-  mark_dirty (self, sk_node_get_id (node));
-}
+  if (g_thread_self () != self->thread ||
+      n_values < 1 || !G_VALUE_HOLDS (&values[0], SK_TYPE_NODE))
+    return TRUE;
 
-static void
-watch_node (SkHistory *self,
-            SkNode    *node)
-{
-  g_signal_connect (node, "changed", G_CALLBACK (node_changed_cb), self);
+  node = g_value_get_object (&values[0]);
+  if (self->project != NULL && node != NULL &&
+      sk_project_get_node (self->project, sk_node_get_id (node)) == node)
+    mark_dirty (self, sk_node_get_id (node));
+
+  return TRUE;
 }
 
 static void
@@ -358,11 +706,12 @@ add_op (SkHistory *self,
         OpKind     kind,
         SkNode    *node)
 {
+  g_autoptr(JsonObject) json = sk_node_to_json (node);
   Op *op = g_new0 (Op, 1);
 
   op->kind = kind;
   op->id = g_strdup (sk_node_get_id (node));
-  op->json = sk_node_to_json (node);
+  op->json = object_to_text (json);
   op->position = self->pending_position;
 
   /* The list model said where the node went or was; trust it only when it
@@ -413,8 +762,6 @@ node_added_cb (SkProject *project,
   g_assert (SK_IS_NODE (node));
   g_assert (SK_IS_HISTORY (self));
 
-  watch_node (self, node);
-
   if (!self->applying)
     add_op (self, OP_ADD, node);
 
@@ -429,8 +776,6 @@ node_removed_cb (SkProject *project,
   g_assert (SK_IS_PROJECT (project));
   g_assert (SK_IS_NODE (node));
   g_assert (SK_IS_HISTORY (self));
-
-  g_signal_handlers_disconnect_by_func (node, node_changed_cb, self);
 
   if (!self->applying)
     {
@@ -470,7 +815,7 @@ take_snapshot (SkHistory *self)
 
       g_hash_table_insert (self->snapshot,
                            g_strdup (sk_node_get_id (node)),
-                           node_state (node));
+                           node_state_text (self, node));
     }
 
   g_clear_pointer (&self->header, json_object_unref);
@@ -480,28 +825,34 @@ take_snapshot (SkHistory *self)
 /*
  * Compares what was touched since the last step with the snapshot, brings
  * the snapshot up to date and forgets what was touched. Differences go into
- * @changes when it is not %NULL; identifiers of nodes that were touched,
- * exist and did not change go into @unchanged.
+ * @stored, as the step keeps them, and into @changes, parsed, when these
+ * are not %NULL; identifiers of nodes that were touched, exist and did not
+ * change go into @unchanged.
  */
 static void
 take_changes (SkHistory  *self,
+              GPtrArray  *stored,
               GPtrArray  *changes,
               GHashTable *unchanged)
 {
   GHashTableIter iter;
   const char *id;
 
+  g_assert ((stored == NULL) == (changes == NULL));
+
   g_hash_table_iter_init (&iter, self->dirty);
   while (g_hash_table_iter_next (&iter, (gpointer *) &id, NULL))
     {
       SkNode *node = sk_project_get_node (self->project, id);
-      JsonObject *before = g_hash_table_lookup (self->snapshot, id);
-      g_autoptr(JsonObject) after = node != NULL ? node_state (node) : NULL;
+      GRefString *before = g_hash_table_lookup (self->snapshot, id);
+      g_autoptr(GRefString) after = node != NULL ? node_state_text (self, node) : NULL;
+      g_autoptr(JsonObject) before_object = NULL;
+      g_autoptr(JsonObject) after_object = NULL;
 
       if (before == NULL && after == NULL)
         continue;
 
-      if (before != NULL && after != NULL && json_object_equal (before, after))
+      if (before != NULL && after != NULL && strcmp (before, after) == 0)
         {
           if (unchanged != NULL)
             g_hash_table_add (unchanged, g_strdup (id));
@@ -510,12 +861,32 @@ take_changes (SkHistory  *self,
 
       if (changes != NULL)
         {
-          Change *change = g_new0 (Change, 1);
+          Change *change;
+          StoredChange *kept;
 
+          /* Text that differs may still hold the same JSON. */
+          before_object = parse_state (before);
+          after_object = parse_state (after);
+          if (before_object != NULL && after_object != NULL &&
+              json_object_equal (before_object, after_object))
+            {
+              if (unchanged != NULL)
+                g_hash_table_add (unchanged, g_strdup (id));
+              g_hash_table_insert (self->snapshot, g_strdup (id), g_steal_pointer (&after));
+              continue;
+            }
+
+          change = g_new0 (Change, 1);
           change->id = g_strdup (id);
-          change->before = ref0 (before);
-          change->after = ref0 (after);
+          change->before = g_steal_pointer (&before_object);
+          change->after = g_steal_pointer (&after_object);
           g_ptr_array_add (changes, change);
+
+          kept = g_new0 (StoredChange, 1);
+          kept->id = g_strdup (id);
+          kept->before = ref_string0 (before);
+          kept->after = ref_string0 (after);
+          g_ptr_array_add (stored, kept);
         }
 
       if (after != NULL)
@@ -535,10 +906,17 @@ take_changes (SkHistory  *self,
           if (changes != NULL)
             {
               Change *change = g_new0 (Change, 1);
+              StoredChange *kept = g_new0 (StoredChange, 1);
+              g_autofree char *before = object_to_text (self->header);
+              g_autofree char *after = object_to_text (header);
 
               change->before = json_object_ref (self->header);
               change->after = json_object_ref (header);
               g_ptr_array_add (changes, change);
+
+              kept->before = g_ref_string_new (before);
+              kept->after = g_ref_string_new (after);
+              g_ptr_array_add (stored, kept);
             }
 
           g_clear_pointer (&self->header, json_object_unref);
@@ -644,8 +1022,8 @@ merge_step (SkHistory *self,
             Step      *step)
 {
   Step *last = g_queue_peek_head (&self->undo_steps);
-  Change *last_change;
-  Change *change;
+  StoredChange *last_change;
+  StoredChange *change;
 
   if (last == NULL ||
       !self->can_merge ||
@@ -661,14 +1039,14 @@ merge_step (SkHistory *self,
   if (g_strcmp0 (last_change->id, change->id) != 0)
     return FALSE;
 
-  g_clear_pointer (&last_change->after, json_object_unref);
-  last_change->after = json_object_ref (change->after);
+  g_clear_pointer (&last_change->after, g_ref_string_release);
+  last_change->after = ref_string0 (change->after);
   last->time = step->time;
   if (last->serial == self->saved_serial)
     self->saved_known = FALSE;
 
   /* Typing that ends where it began leaves nothing to undo. */
-  if (json_object_equal (last_change->before, last_change->after))
+  if (states_equal (last_change->before, last_change->after))
     {
       step_free (g_queue_pop_head (&self->undo_steps));
       self->can_merge = FALSE;
@@ -699,6 +1077,7 @@ close_step (SkHistory  *self,
 {
   g_autoptr(GHashTable) unchanged = NULL;
   g_autoptr(GPtrArray) ops = NULL;
+  g_autoptr(GPtrArray) changes = NULL;
   Step *step;
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
@@ -709,8 +1088,9 @@ close_step (SkHistory  *self,
 
   unchanged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   step = g_new0 (Step, 1);
-  step->changes = g_ptr_array_new_with_free_func (change_free);
-  take_changes (self, step->changes, unchanged);
+  step->changes = g_ptr_array_new_with_free_func (stored_change_free);
+  changes = g_ptr_array_new_with_free_func (change_free);
+  take_changes (self, step->changes, changes, unchanged);
 
   ops = g_steal_pointer (&self->ops);
   self->ops = g_ptr_array_new_with_free_func (op_free);
@@ -731,11 +1111,11 @@ close_step (SkHistory  *self,
 
   step->ops = g_steal_pointer (&ops);
   step->time = g_get_monotonic_time ();
-  step->label = label != NULL ? g_strdup (label) : _sk_history_describe_changes (step->changes);
+  step->label = label != NULL ? g_strdup (label) : _sk_history_describe_changes (changes);
 
-  if (step->ops->len == 0 && step->files->len == 0 && step->changes->len == 1)
+  if (step->ops->len == 0 && step->files->len == 0 && changes->len == 1)
     {
-      Change *change = g_ptr_array_index (step->changes, 0);
+      Change *change = g_ptr_array_index (changes, 0);
 
       step->merge_member = g_strdup (find_text_member (change->before, change->after));
     }
@@ -788,10 +1168,15 @@ static void
 insert_node_from_json (SkHistory *self,
                        Op        *op)
 {
-  g_autoptr(SkNode) node = sk_node_new_from_json (op->id, op->json);
+  g_autoptr(JsonObject) json = parse_state (op->json);
+  g_autoptr(SkNode) node = NULL;
   g_autoptr(GError) error = NULL;
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
 
+  if (json == NULL)
+    return;
+
+  node = sk_node_new_from_json (op->id, json);
   if (!sk_project_insert_node (self->project, MIN (op->position, n), node, &error))
     g_warning ("Could not restore node %s: %s", op->id, error->message);
 }
@@ -880,8 +1265,8 @@ apply_step (SkHistory *self,
 
   for (guint i = 0; i < step->changes->len; i++)
     {
-      Change *change = g_ptr_array_index (step->changes, i);
-      JsonObject *state = undo ? change->before : change->after;
+      StoredChange *change = g_ptr_array_index (step->changes, i);
+      g_autoptr(JsonObject) state = parse_state (undo ? change->before : change->after);
       SkNode *node;
 
       if (state == NULL)
@@ -901,7 +1286,7 @@ apply_step (SkHistory *self,
   self->applying = FALSE;
 
   /* The snapshot follows what applying the step touched, without a step. */
-  take_changes (self, NULL, NULL);
+  take_changes (self, NULL, NULL, NULL);
   g_ptr_array_set_size (self->ops, 0);
   self->pending_position = G_MAXUINT;
 }
@@ -910,7 +1295,7 @@ static void
 sk_history_constructed (GObject *object)
 {
   SkHistory *self = (SkHistory *)object;
-  guint n;
+  gpointer node_class;
 
   G_OBJECT_CLASS (sk_history_parent_class)->constructed (object);
 
@@ -918,13 +1303,14 @@ sk_history_constructed (GObject *object)
 
   take_snapshot (self);
 
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
-
-      watch_node (self, node);
-    }
+  /* The signal exists once its class does, which it need not yet: the
+   * workflow may have no node. */
+  node_class = g_type_class_ref (SK_TYPE_NODE);
+  self->thread = g_thread_self ();
+  self->changed_signal = g_signal_lookup ("changed", SK_TYPE_NODE);
+  g_type_class_unref (node_class);
+  self->changed_hook = g_signal_add_emission_hook (self->changed_signal, 0,
+                                                   node_changed_hook, self, NULL);
 
   g_signal_connect (self->project, "items-changed", G_CALLBACK (items_changed_cb), self);
   g_signal_connect (self->project, "node-added", G_CALLBACK (node_added_cb), self);
@@ -941,17 +1327,14 @@ sk_history_dispose (GObject *object)
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
 
+  if (self->changed_hook != 0)
+    {
+      g_signal_remove_emission_hook (self->changed_signal, self->changed_hook);
+      self->changed_hook = 0;
+    }
+
   if (self->project != NULL)
     {
-      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->project));
-
-      for (guint i = 0; i < n; i++)
-        {
-          g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
-
-          g_signal_handlers_disconnect_by_func (node, node_changed_cb, self);
-        }
-
       g_signal_handlers_disconnect_by_data (self->project, self);
       g_clear_object (&self->project);
     }
@@ -969,6 +1352,7 @@ sk_history_finalize (GObject *object)
   SkHistory *self = (SkHistory *)object;
 
   g_clear_pointer (&self->snapshot, g_hash_table_unref);
+  g_string_free (self->scratch, TRUE);
   g_clear_pointer (&self->dirty, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_ptr_array_unref);
   g_clear_pointer (&self->files, g_ptr_array_unref);
@@ -1096,7 +1480,8 @@ static void
 sk_history_init (SkHistory *self)
 {
   self->snapshot = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                          (GDestroyNotify) json_object_unref);
+                                          (GDestroyNotify) g_ref_string_release);
+  self->scratch = g_string_new (NULL);
   self->dirty = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->ops = g_ptr_array_new_with_free_func (op_free);
   self->files = g_ptr_array_new_with_free_func (file_change_free);
@@ -1297,7 +1682,7 @@ sk_history_get_node_ids (SkHistory *self,
 
   for (guint i = 0; i < step->changes->len; i++)
     {
-      Change *change = g_ptr_array_index (step->changes, i);
+      StoredChange *change = g_ptr_array_index (step->changes, i);
 
       if (change->id != NULL && g_hash_table_add (seen, change->id))
         g_strv_builder_add (builder, change->id);

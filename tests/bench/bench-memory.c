@@ -47,6 +47,8 @@
 #define DEFAULT_SCRIPTS_UP_TO 1000
 #define LOOP_STEPS 50
 #define LOOP_SAMPLES 5
+#define LOOP_SAMPLE_MAX_S 60.0
+#define LOOP_WARM_S 60.0
 #define SPACING_X 220.0
 #define SPACING_Y 110.0
 #define IDLE_MS 1000
@@ -271,10 +273,10 @@ after_paint_cb (GdkFrameClock *clock,
   SkCanvas *canvas = _sk_window_get_canvas (child->window);
 
   child->painted++;
-  /* The canvas builds its layer of edges in its snapshot, so a frame
-   * painted with the edges built and the canvas on screen showed it. */
-  if (canvas->project != NULL && canvas->edge_cache != NULL &&
-      gtk_widget_get_mapped (GTK_WIDGET (canvas)))
+  /* child_open() queues a draw of the canvas before every frame, so a frame
+   * painted with the workflow on the canvas and the canvas on screen drew
+   * it, whatever the canvas builds to do so. */
+  if (canvas->project != NULL && gtk_widget_get_mapped (GTK_WIDGET (canvas)))
     child->painted_canvas++;
 }
 
@@ -585,7 +587,8 @@ slope_per_minute (const GArray *times,
 
 /* "--loop FOLDER SECONDS PYTHON": run, edit, undo, redo until SECONDS
  * have passed, printing the memory at the start and every fifth of the
- * time. */
+ * time, or every minute if that is sooner; then the growth over the whole
+ * loop, its second half and all but its first minute. */
 static int
 run_loop (const char *folder,
           guint       seconds,
@@ -599,8 +602,11 @@ run_loop (const char *folder,
   g_autofree char *first_error = NULL;
   g_autofree char *sandbox = NULL;
   Child child = { NULL, 0, 0 };
-  Memory opened, warm, start, memory;
+  Memory opened, warm, start, memory, after_warm = { -1, -1, -1, -1 };
   guint cycles = 0, runs_ok = 0, steps_ok = 0, edits_ok = 0, next_sample = 1;
+  double interval = MIN (LOOP_SAMPLE_MAX_S, seconds / (double) LOOP_SAMPLES);
+  guint n_samples = seconds > 0 ? MAX (1, (guint) ceil (seconds / interval - 1e-9)) : 1;
+  double after_warm_s = 0;
   gboolean idle;
   gint64 t0;
   double open_s, minutes_per_cycle;
@@ -643,7 +649,7 @@ run_loop (const char *folder,
   memory = start;
   print_loop_row (0, 0, &start, &start);
 
-  while (next_sample <= LOOP_SAMPLES)
+  while (next_sample <= n_samples)
     {
       g_autofree char *error = NULL;
       guint succeeded = 0;
@@ -669,7 +675,13 @@ run_loop (const char *folder,
         g_array_append_val (heap, value);
       }
 
-      if (elapsed >= seconds * (double) next_sample / LOOP_SAMPLES)
+      if (after_warm.rss < 0 && elapsed >= LOOP_WARM_S && seconds > LOOP_WARM_S)
+        {
+          after_warm = memory;
+          after_warm_s = elapsed;
+        }
+
+      if (elapsed >= MIN (seconds, interval * next_sample))
         {
           print_loop_row (elapsed, cycles, &memory, &start);
           next_sample++;
@@ -683,17 +695,25 @@ run_loop (const char *folder,
     g_print ("   first error: %s\n", first_error);
   g_print ("   end - start: RSS %+.1f MiB, heap %+.1f MiB\n",
            mib (memory.rss - start.rss), mib (memory.heap - start.heap));
+  if (after_warm.rss >= 0)
+    g_print ("   end - after the first minute (%.0f s): RSS %+.1f MiB, heap %+.1f MiB "
+             "(%+.0f KiB, %+.0f KiB)\n",
+             after_warm_s, mib (memory.rss - after_warm.rss), mib (memory.heap - after_warm.heap),
+             (double) (memory.rss - after_warm.rss), (double) (memory.heap - after_warm.heap));
   /* Least squares over the memory after every cycle; the second half
    * leaves out what the first cycles still add once (caches filling). */
   minutes_per_cycle = seconds_since (t0) / 60 / MAX (cycles, 1);
-  for (guint half = 0; half < 2; half++)
+  for (guint part = 0; part < 3; part++)
     {
-      double from = half == 0 ? 0 : seconds / 2.0;
+      double from = part == 0 ? 0 : part == 1 ? seconds / 2.0 : LOOP_WARM_S;
       double rss_slope = slope_per_minute (times, rss, from);
 
-      g_print ("   growth over %-15s RSS %+8.1f KiB/min (%+6.2f KiB/cycle), heap %+8.1f KiB/min "
+      if (part == 2 && seconds <= LOOP_WARM_S)
+        break;
+      g_print ("   growth over %-22s RSS %+8.1f KiB/min (%+6.2f KiB/cycle), heap %+8.1f KiB/min "
                "(%+6.2f KiB/cycle)\n",
-               half == 0 ? "the whole loop:" : "its second half:",
+               part == 0 ? "the whole loop:" : part == 1 ? "its second half:"
+                                                        : "all but the first min:",
                rss_slope, rss_slope * minutes_per_cycle,
                slope_per_minute (times, heap, from),
                slope_per_minute (times, heap, from) * minutes_per_cycle);
