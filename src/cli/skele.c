@@ -119,14 +119,27 @@ shell_argument (const char *text)
   return text[0] != '\0' ? g_strdup (text) : g_shell_quote (text);
 }
 
+/* Writes the object @builder holds as one line of the events. JSON is
+ * UTF-8 whatever the locale; g_print() would convert it to the locale's
+ * character set, and under the C locale replace every non-ASCII character
+ * with a question mark.
+ */
+static void
+print_event (JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+  g_autofree char *text = json_to_string (root, FALSE);
+
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+  fflush (stdout);
+}
+
 static void
 emit_event (SkNode      *node,
             SkNodeState  state)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
   const char * const *files;
 
   json_builder_begin_object (builder);
@@ -160,18 +173,7 @@ emit_event (SkNode      *node,
     }
 
   json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  text = json_generator_to_data (generator, NULL);
-
-  /* JSON is UTF-8 whatever the locale; g_print() would convert it to the
-   * locale's character set, and under the C locale replace every non-ASCII
-   * character with a question mark.
-   */
-  fputs (text, stdout);
-  fputc ('\n', stdout);
-  fflush (stdout);
+  print_event (builder);
 }
 
 static void
@@ -199,8 +201,6 @@ emit_waiting_event (SkNode     *node,
                     const char *folder)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "event");
@@ -222,11 +222,7 @@ emit_waiting_event (SkNode     *node,
   json_builder_end_array (builder);
   json_builder_end_object (builder);
 
-  root = json_builder_get_root (builder);
-  text = json_to_string (root, FALSE);
-  fputs (text, stdout);
-  fputc ('\n', stdout);
-  fflush (stdout);
+  print_event (builder);
 }
 
 static void
@@ -315,8 +311,6 @@ agent_progress_cb (SkWorkspace *workspace,
   if (context->events)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) root = NULL;
-      g_autofree char *text = NULL;
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "event");
@@ -326,11 +320,7 @@ agent_progress_cb (SkWorkspace *workspace,
       json_builder_set_member_name (builder, "message");
       json_builder_add_string_value (builder, message);
       json_builder_end_object (builder);
-      root = json_builder_get_root (builder);
-      text = json_to_string (root, FALSE);
-      fputs (text, stdout);
-      fputc ('\n', stdout);
-      fflush (stdout);
+      print_event (builder);
     }
 }
 
@@ -379,8 +369,6 @@ processes_cb (SkRunner   *runner,
               RunContext *context)
 {
   g_autoptr(JsonBuilder) builder = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
 
   if (!context->events)
     return;
@@ -397,11 +385,7 @@ processes_cb (SkRunner   *runner,
       json_builder_add_string_value (builder, reason);
     }
   json_builder_end_object (builder);
-  root = json_builder_get_root (builder);
-  text = json_to_string (root, FALSE);
-  fputs (text, stdout);
-  fputc ('\n', stdout);
-  fflush (stdout);
+  print_event (builder);
 }
 
 static void
