@@ -15,6 +15,9 @@
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <utime.h>
 
 #include <glib/gstdio.h>
 
@@ -333,6 +336,108 @@ test_exit (void)
   g_assert_cmpstr (notes, ==, "thread\natexit\n");
 }
 
+/* The file of @folder that holds @text. */
+static char *
+file_holding (const char *folder,
+              const char *text)
+{
+  g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (folder, name, NULL);
+      g_autofree char *contents = NULL;
+
+      if (g_file_get_contents (path, &contents, NULL, NULL) && strstr (contents, text) != NULL)
+        return g_steal_pointer (&path);
+    }
+
+  return NULL;
+}
+
+#define LOOK_COMPUTE \
+  "    try:\n" \
+  "        text = open(\"@OUTSIDE@/marker.txt\").read().strip()\n" \
+  "    except OSError:\n" \
+  "        text = \"hidden\"\n" \
+  "    note(\"look\", text)\n" \
+  "    state[\"output\"] = {\"value\": KEY, \"task_status\": \"success\"}\n"
+
+/* What the interpreter says it needs in the sandbox is kept from one run
+ * to the next, and asked again after a day: a folder added to the kept
+ * answer is shown to the step until the answer is too old. */
+static void
+test_python_answer_kept (void)
+{
+  g_autofree char *dir = sk_test_make_tmp_dir ("fork-server-answer");
+  g_autofree char *outside = sk_test_make_tmp_dir ("fork-server-answer-outside");
+  g_autofree char *answers = g_build_filename (g_get_user_cache_dir (), "skele-code", "python",
+                                               NULL);
+  g_autoptr(GString) compute = g_string_new (LOOK_COMPUTE);
+  g_autofree char *python = NULL;
+  g_autofree char *real_python = NULL;
+  g_autofree char *answer_path = NULL;
+  g_autofree char *answer = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *quoted = NULL;
+  g_autofree char *hidden = NULL;
+  g_autofree char *seen = NULL;
+  g_autofree char *again = NULL;
+  g_auto(SkTestResult) first = { 0 };
+  g_auto(SkTestResult) second = { 0 };
+  g_auto(SkTestResult) third = { 0 };
+  struct utimbuf old_times;
+
+  /* An interpreter of this test's own, through a link, so that its answer
+   * is the test's alone. */
+  python = g_build_filename (outside, "python3", NULL);
+  real_python = sk_test_find_python ();
+  g_assert_cmpint (symlink (real_python, python), ==, 0);
+  sk_test_write_text (outside, "marker.txt", "seen");
+  sk_test_write_spec_process (dir, "answer", "1 looker");
+  g_string_replace (compute, "@OUTSIDE@", outside, 0);
+  sk_test_write_step (dir, "looker", compute->str);
+
+  sk_test_run_skele (&first, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=required",
+                     "--python", python, NULL);
+  if (first.status != 0 && strstr (first.err, "sandbox") != NULL)
+    {
+      g_test_skip ("No sandbox can be made here");
+      return;
+    }
+  sk_test_assert_status (&first, 0);
+  hidden = sk_test_read_text (dir, "looker/.skele/journal/look");
+  g_assert_cmpstr (hidden, ==, "hidden\n");
+
+  answer_path = file_holding (answers, python);
+  g_assert_nonnull (answer_path);
+  g_assert_true (g_file_get_contents (answer_path, &answer, NULL, NULL));
+  quoted = g_strdup_printf ("\"paths\": [\"%s\", ", outside);
+  g_assert_nonnull (strstr (answer, "\"paths\": ["));
+  {
+    g_autoptr(GString) text = g_string_new (answer);
+
+    g_string_replace (text, "\"paths\": [", quoted, 1);
+    changed = g_string_free (g_steal_pointer (&text), FALSE);
+  }
+  g_assert_true (g_file_set_contents (answer_path, changed, -1, NULL));
+
+  sk_test_run_skele (&second, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=required", "--force",
+                     "--python", python, NULL);
+  sk_test_assert_status (&second, 0);
+  seen = sk_test_read_text (dir, "looker/.skele/journal/look");
+  g_assert_cmpstr (seen, ==, "hidden\nseen\n");
+
+  old_times.actime = old_times.modtime = time (NULL) - 2 * 24 * 3600;
+  g_assert_cmpint (utime (answer_path, &old_times), ==, 0);
+  sk_test_run_skele (&third, SK_TEST_RUN_DEFAULT, "run", dir, "--sandbox=required", "--force",
+                     "--python", python, NULL);
+  sk_test_assert_status (&third, 0);
+  again = sk_test_read_text (dir, "looker/.skele/journal/look");
+  g_assert_cmpstr (again, ==, "hidden\nseen\nhidden\n");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -348,6 +453,7 @@ main (int   argc,
   g_test_add_func ("/fork-server/server-killed", test_server_killed);
   g_test_add_func ("/fork-server/harness-compiled", test_harness_compiled);
   g_test_add_func ("/fork-server/exit", test_exit);
+  g_test_add_func ("/fork-server/python-answer-kept", test_python_answer_kept);
 
   return g_test_run ();
 }

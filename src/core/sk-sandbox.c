@@ -647,26 +647,114 @@ python_paths_add (GPtrArray  *read_only,
     }
 }
 
+/* The interpreter's answer is kept in the user's cache folder from one
+ * program to the next, so that `skele run` does not start Python only to
+ * ask it; under a name made of everything the answer depends on: the
+ * interpreter's path and file, the virtual environment's settings beside
+ * it and the user's own library folder. A day later it is asked again.
+ */
+#define PYTHON_ANSWER_MAX_AGE (24 * G_TIME_SPAN_HOUR)
+
+static void
+append_stat (GString    *key,
+             const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0)
+    g_string_append_printf (key, "\n%s -", path);
+  else
+    g_string_append_printf (key, "\n%s %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " %ld.%09ld %ld.%09ld",
+                            path, (gint64) st.st_size, (guint64) st.st_ino,
+                            (long) st.st_mtim.tv_sec, (long) st.st_mtim.tv_nsec,
+                            (long) st.st_ctim.tv_sec, (long) st.st_ctim.tv_nsec);
+}
+
+static char *
+python_answer_path (const char *python)
+{
+  g_autofree char *real = realpath (python, NULL);
+  g_autofree char *bin = g_path_get_dirname (python);
+  g_autofree char *environment = g_path_get_dirname (bin);
+  g_autofree char *settings = g_build_filename (environment, "pyvenv.cfg", NULL);
+  g_autofree char *user_lib = g_build_filename (g_get_home_dir (), ".local", "lib", NULL);
+  g_autofree char *digest = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GString) key = g_string_new (python);
+
+  if (real == NULL)
+    return NULL;
+
+  append_stat (key, real);
+  append_stat (key, settings);
+  append_stat (key, user_lib);
+  digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
+  name = g_strdup_printf ("%.32s.json", digest);
+
+  return g_build_filename (g_get_user_cache_dir (), PACKAGE_NAME, "python", name, NULL);
+}
+
+static char *
+python_answer_read (const char *path)
+{
+  g_autofree char *contents = NULL;
+  GStatBuf st;
+
+  if (path == NULL || g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode) ||
+      g_get_real_time () - (gint64) st.st_mtime * G_USEC_PER_SEC > PYTHON_ANSWER_MAX_AGE ||
+      !g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+
+  return g_steal_pointer (&contents);
+}
+
+static void
+python_answer_write (const char *path,
+                     const char *answer)
+{
+  g_autofree char *folder = NULL;
+
+  if (path == NULL)
+    return;
+
+  folder = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (folder, 0700) == 0)
+    g_file_set_contents_full (path, answer, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL);
+}
+
 static PythonPaths *
 python_paths_probe (const char  *python,
                     GError     **error)
 {
   const char *argv[] = { python, "-E", "-c", python_probe_script, NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autofree char *output = NULL;
+  g_autofree char *answer_path = python_answer_path (python);
+  g_autofree char *output = python_answer_read (answer_path);
   g_autofree char *errors = NULL;
+  gboolean fresh = output == NULL;
   PythonPaths *paths;
   JsonObject *object;
   JsonArray *array;
   int status = 0;
 
-  if (!g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_CLOEXEC_PIPES,
+  /* A kept answer that cannot be read is asked again. */
+  if (output != NULL &&
+      (!json_parser_load_from_data (parser, output, -1, NULL) ||
+       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))))
+    {
+      g_clear_pointer (&output, g_free);
+      fresh = TRUE;
+    }
+
+  if (fresh &&
+      !g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_CLOEXEC_PIPES,
                      NULL, NULL, &output, &errors, &status, error))
     return NULL;
 
-  if (!g_spawn_check_wait_status (status, NULL) ||
-      !json_parser_load_from_data (parser, output, -1, NULL) ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  if (fresh &&
+      (!g_spawn_check_wait_status (status, NULL) ||
+       !json_parser_load_from_data (parser, output, -1, NULL) ||
+       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))))
     {
       g_auto(GStrv) lines = g_strsplit (errors != NULL ? g_strstrip (errors) : "", "\n", 2);
 
@@ -677,6 +765,9 @@ python_paths_probe (const char  *python,
                    python, lines[0] != NULL && lines[0][0] != '\0' ? lines[0] : _("no answer"));
       return NULL;
     }
+
+  if (fresh)
+    python_answer_write (answer_path, output);
 
   object = json_node_get_object (json_parser_get_root (parser));
   paths = g_new0 (PythonPaths, 1);
