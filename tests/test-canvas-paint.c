@@ -7,8 +7,9 @@
 /* Widget tests for what the workflow canvas paints: where edges attach,
  * the text in a step's box at each level of detail, problem marks, what
  * flowed along an edge after a run, the run button on a box, a chat's
- * proposal drawn over the workflow in light and dark style, and control
- * flow: conditions on edges and the badges of special steps. The
+ * proposal drawn over the workflow in light and dark style, control
+ * flow: conditions on edges and the badges of special steps, and the
+ * picture the canvas keeps across frames, drawn again as it changes. The
  * canvas sits in a real window under a display; pictures are rendered with
  * the window's renderer and read back.
  */
@@ -1142,6 +1143,159 @@ test_control_badges (Fixture       *f,
                    plain.data, (gsize) plain.width * 4 * plain.height);
 }
 
+/* The picture kept across frames ----------------------------------------- */
+
+/* A frame drawn from what the canvas keeps must be the frame it would
+ * draw from nothing: renders once as the canvas is, then again after
+ * dropping its tiles, and compares the two. */
+static void
+assert_same_as_fresh (Fixture      *f,
+                      const Pixels *kept)
+{
+  g_auto(Pixels) fresh = { 0, };
+
+  _sk_canvas_tiles_invalidate (f->canvas);
+  render_pixels (f, &fresh);
+  g_assert_cmpint (fresh.width, ==, kept->width);
+  g_assert_cmpint (fresh.height, ==, kept->height);
+  g_assert_cmpmem (kept->data, (gsize) kept->width * 4 * kept->height,
+                   fresh.data, (gsize) fresh.width * 4 * fresh.height);
+}
+
+/* A point in a step's box, in model units from its centre, between its
+ * state's stripe and its text, where the box is plain. */
+#define PLAIN_X (-NODE_W / 2 + 12)
+
+static SkCanvasTile *
+tile_at (Fixture *f,
+         double   mx,
+         double   my)
+{
+  return _sk_canvas_tiles_lookup (f->canvas,
+                                  (int) floor (mx * f->canvas->zoom / 256),
+                                  (int) floor (my * f->canvas->zoom / 256));
+}
+
+/* The canvas keeps its picture in tiles across frames. Panning draws none
+ * again; each change the user makes, through the canvas's own tools or to
+ * the workflow as the window makes it, shows in the next frame, which is
+ * the frame the canvas would draw from nothing. */
+static void
+test_cache_invalidated (Fixture       *f,
+                        gconstpointer  data)
+{
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+  SkNode *a = add_node (f, "load the sales", 0, 0);
+  SkNode *b = add_node (f, "chart", 300, 0);
+  g_auto(Pixels) before = { 0, };
+  g_auto(Pixels) after = { 0, };
+  SkCanvasItem *item = _sk_canvas_lookup_item (f->canvas, a);
+  SkCanvasTile *tile;
+  GskRenderNode *kept;
+  double x, y;
+  guint32 color;
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  connect (a, b);
+  set_view (f, 1.0, 150, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &before);
+  tile = tile_at (f, 0, 0);
+  g_assert_nonnull (tile);
+  kept = tile->node;
+  g_assert_nonnull (kept);
+  assert_same_as_fresh (f, &before);
+
+  /* Panning keeps the tiles and moves them. */
+  render_pixels (f, &before);
+  kept = tile_at (f, 0, 0)->node;
+  color = pixel_at (f, &before, -NODE_W / 2 + 3, 0);
+  _sk_canvas_scroll (f->canvas, 0, 0, 7, -5, 0);
+  render_pixels (f, &after);
+  g_assert_true (tile_at (f, 0, 0)->node == kept);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 0), ==, 0xffffff);
+  g_assert_cmphex (pixel_at (f, &after, -NODE_W / 2 + 3, 0), ==, color);
+  assert_same_as_fresh (f, &after);
+
+  /* A run changes the step's state: its stripe turns red. */
+  sk_node_set_state (a, SK_NODE_STATE_FAILED);
+  render_pixels (f, &after);
+  g_assert_true (is_error_red (pixel_at (f, &after, -NODE_W / 2 + 3, 0)));
+  assert_same_as_fresh (f, &after);
+
+  /* Selecting it with a click outlines it in the accent colour. */
+  _sk_canvas_model_to_widget (f->canvas, 0, 0, &x, &y);
+  _sk_canvas_click (f->canvas, x, y, GDK_BUTTON_PRIMARY, 0, 1);
+  g_assert_true (sk_canvas_get_selected_node (f->canvas) == a);
+  render_pixels (f, &after);
+  color = pixel_at (f, &after, 0, -NODE_H / 2 + 1);
+  g_assert_cmpint (blue_of (color), >, red_of (color) + 80);
+  assert_same_as_fresh (f, &after);
+
+  /* Marking it to run, with a right-click, rings it in green. */
+  render_pixels (f, &before);
+  _sk_canvas_click (f->canvas, x, y, GDK_BUTTON_SECONDARY, 0, 1);
+  g_assert_true (sk_node_get_run (a));
+  render_pixels (f, &after);
+  color = pixel_at (f, &after, -NODE_W / 2 - 5.5, 0);
+  g_assert_cmpint (green_of (color), >, red_of (color) + 80);
+  assert_same_as_fresh (f, &after);
+
+  /* Renaming it changes its box. */
+  render_pixels (f, &before);
+  sk_node_set_name (a, "load the sales of every region");
+  render_pixels (f, &after);
+  g_assert_cmpuint (count_changed (f, &before, &after, 0, 0, NODE_W / 2, NODE_H / 2), >, 20);
+  assert_same_as_fresh (f, &after);
+
+  /* Dragged, it follows the pointer, and its tiles are drawn without it;
+   * dropped, it is in the tiles where it was dropped. */
+  render_pixels (f, &before);
+  g_assert_true (_sk_canvas_drag_begin (f->canvas, x, y, 0));
+  _sk_canvas_drag_update (f->canvas, 0, 150);
+  g_assert_true (item->moving);
+  render_pixels (f, &after);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 150), ==, 0xffffff);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 0), !=, 0xffffff);
+  assert_same_as_fresh (f, &after);
+  _sk_canvas_drag_update (f->canvas, 0, 200);
+  render_pixels (f, &after);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 200), ==, 0xffffff);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 150), !=, 0xffffff);
+  _sk_canvas_drag_end (f->canvas, 0, 200);
+  g_assert_false (item->moving);
+  render_pixels (f, &after);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 200), ==, 0xffffff);
+  g_assert_cmphex (pixel_at (f, &after, PLAIN_X, 0), !=, 0xffffff);
+  assert_same_as_fresh (f, &after);
+
+  /* A condition on the connection is drawn along it, outside both boxes. */
+  render_pixels (f, &before);
+  sk_node_set_condition (b, sk_node_get_id (a), "output[\"n\"] > 3");
+  render_pixels (f, &after);
+  g_assert_false (memcmp (before.data, after.data, (gsize) after.width * 4 * after.height) == 0);
+  assert_same_as_fresh (f, &after);
+
+  /* Zoomed out, names are drawn unscaled over the boxes; a new name shows. */
+  set_view (f, 0.3, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &before);
+  sk_node_set_name (b, "a chart of the sales by region and year");
+  render_pixels (f, &after);
+  g_assert_cmpuint (count_changed (f, &before, &after, 300, 0, NODE_W / 2, NODE_H / 2), >, 20);
+  assert_same_as_fresh (f, &after);
+
+  /* The dark style draws everything again in its colours. */
+  set_view (f, 1.0, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &before);
+  g_assert_cmpint (red_of (pixel_at (f, &before, 150, -150)), >, 0xe0);
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_DARK);
+  render_pixels (f, &after);
+  g_assert_cmpint (red_of (pixel_at (f, &after, 150, -150)), <, 0x40);
+  g_assert_cmpint (red_of (pixel_at (f, &after, 0, 200)), <, 0x80);
+  assert_same_as_fresh (f, &after);
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1176,6 +1330,7 @@ main (int   argc,
   ADD ("proposal-show-and-click", test_proposal_show_and_click);
   ADD ("condition-label", test_condition_label);
   ADD ("control-badges", test_control_badges);
+  ADD ("cache-invalidated", test_cache_invalidated);
 
   return g_test_run ();
 }

@@ -47,6 +47,8 @@ _sk_canvas_overlays_dispose (SkCanvas *self)
   g_clear_pointer (&self->minimap, gtk_widget_unparent);
   g_clear_pointer (&self->connect_hint, gtk_widget_unparent);
   g_clear_pointer (&self->minimap_cache, gsk_render_node_unref);
+  g_clear_pointer (&self->minimap_surface, cairo_surface_destroy);
+  g_clear_pointer (&self->minimap_states, g_array_unref);
   g_clear_weak_pointer (&self->undo_toast);
 }
 

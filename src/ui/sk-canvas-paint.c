@@ -16,11 +16,13 @@
 
 #include "sk-canvas-private.h"
 
-/* Painting, in layers: background and dot grid, the edges (kept as a
- * texture until the view or the graph changes), the connection being made
- * or selected, the conditions on the edges and what flowed along them, the
- * steps culled to the view, with a plainer level of detail when zoomed
- * out, and the rubber band.
+/* Painting, in layers: background and dot grid, the edges, the
+ * conditions on the edges and what flowed along them, and the steps, with
+ * a plainer level of detail when zoomed out, all kept in tiles across
+ * frames (see "Tiles" below); over them, drawn in each frame, the steps
+ * being dragged, the segments that show steps at work, the connection
+ * being made or selected, a chat's proposal, the rubber band, badges and
+ * buttons.
  *
  * The levels of detail, by zoom: from DETAIL_MIN_ZOOM a step is a box with
  * its name on up to two lines and its state, from TASK_MIN_ZOOM also the
@@ -140,11 +142,13 @@ state_color (SkNodeState state)
     }
 }
 
+/* The workflow's geometry or what the tiles show of it changed: every tile
+ * is drawn again, and the grid and the names zoomed out are made again. */
 void
 _sk_canvas_invalidate_edges (SkCanvas *self)
 {
-  g_clear_pointer (&self->edge_cache, gsk_render_node_unref);
   g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
+  _sk_canvas_tiles_invalidate (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -505,6 +509,10 @@ update_flow_text (SkCanvas     *self,
   g_free (item->flow_text);
   item->flow_text = g_steal_pointer (&text);
   g_clear_object (&item->flow_layout);
+
+  /* What flowed is drawn along the step's connections, in tiles that need
+   * not hold the step. */
+  _sk_canvas_tiles_drop (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -574,7 +582,11 @@ _sk_canvas_item_changed (SkCanvas     *self,
     g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
 
   if (g_str_equal (property, "name"))
-    g_clear_object (&item->label_layout);
+    {
+      g_clear_object (&item->label_layout);
+      if (self->tiles != NULL)
+        self->tiles->names_serial++;
+    }
   else if (g_str_equal (property, "input-text"))
     {
       g_clear_object (&item->task_layout);
@@ -591,6 +603,42 @@ _sk_canvas_item_changed (SkCanvas     *self,
     update_flow_text (self, item);
   else if (g_str_equal (property, "priors"))
     g_clear_pointer (&item->condition_labels, g_hash_table_unref);
+}
+
+/* A hash of the step's control flow as drawn: its kind and the
+ * conditions on its connections. */
+static guint
+flow_key (SkCanvasItem *item)
+{
+  const char * const *priors = sk_node_get_priors (item->node);
+  guint key = control_kinds (item->node) + 1;
+
+  for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+    {
+      const char *condition = sk_node_get_condition (item->node, priors[j]);
+
+      key = key * 31 + (condition != NULL ? g_str_hash (condition) : 0);
+    }
+
+  return key;
+}
+
+/* Called for a step's #SkNode::changed, which also tells of changes to its
+ * "skele" member that no property shows. A change of its kind or of a
+ * condition is drawn outside its box, along connections, so it draws all
+ * the tiles again; anything else only those that hold the step. */
+void
+_sk_canvas_node_changed (SkCanvas     *self,
+                         SkCanvasItem *item)
+{
+  guint key = flow_key (item);
+
+  item->serial++;
+  if (key != item->flow_key)
+    {
+      item->flow_key = key;
+      _sk_canvas_invalidate_edges (self);
+    }
 }
 
 /* Problems */
@@ -1403,11 +1451,11 @@ path_visible_edge (cairo_t               *cr,
   cairo_curve_to (cr, part[2], part[3], part[4], part[5], part[6], part[7]);
 }
 
-/* Layers are drawn in widget coordinates, with the zoom applied to the
- * cairo context, because GTK 4.8 misplaces cairo content on a snapshot that
- * is both scaled and translated. They are drawn into an image once and kept
- * as a texture: a cairo node only records the drawing, and the cairo
- * renderer would stroke every edge again in each frame. */
+/* A proposal's layer is drawn in widget coordinates, with the zoom applied
+ * to the cairo context, because GTK 4.8 misplaces cairo content on a
+ * snapshot that is both scaled and translated. It is drawn into an image
+ * once and kept until the view changes: a cairo node only records the
+ * drawing, and the cairo renderer would stroke it again in each frame. */
 static cairo_t *
 layer_begin (SkCanvas *self)
 {
@@ -1434,30 +1482,20 @@ static GskRenderNode *
 layer_end (SkCanvas *self,
            cairo_t  *cr)
 {
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
-  int height = gtk_widget_get_height (GTK_WIDGET (self));
-  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   cairo_surface_t *surface;
-  g_autoptr(GdkTexture) texture = NULL;
-  GBytes *bytes;
+  GskRenderNode *node;
 
   if (cr == NULL)
     return gsk_container_node_new (NULL, 0);
 
   surface = cairo_surface_reference (cairo_get_target (cr));
   cairo_destroy (cr);
-  cairo_surface_flush (surface);
+  node = _sk_canvas_picture_node (self, surface,
+                                  gtk_widget_get_width (GTK_WIDGET (self)),
+                                  gtk_widget_get_height (GTK_WIDGET (self)));
+  cairo_surface_destroy (surface);
 
-  /* Cairo's ARGB32 is GDK_MEMORY_DEFAULT; the texture keeps the surface. */
-  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
-                                      (gsize) cairo_image_surface_get_stride (surface) * height * scale,
-                                      (GDestroyNotify) cairo_surface_destroy,
-                                      surface);
-  texture = gdk_memory_texture_new (width * scale, height * scale, GDK_MEMORY_DEFAULT,
-                                    bytes, cairo_image_surface_get_stride (surface));
-  g_bytes_unref (bytes);
-
-  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  return node;
 }
 
 /* The connections a proposal adds, dashed in the accent colour, and those
@@ -1514,81 +1552,6 @@ draw_proposal_edges (SkCanvas              *self,
         }
       cairo_stroke (cr);
     }
-}
-
-static GskRenderNode *
-build_edge_layer (SkCanvas              *self,
-                  const graphene_rect_t *view)
-{
-  GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
-  GdkRGBA error = rgba (ERROR_COLOR, 1);
-  cairo_t *cr = layer_begin (self);
-  graphene_rect_t near;
-  double margin;
-
-  if (cr == NULL)
-    return layer_end (self, cr);
-
-  cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
-  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
-  gdk_cairo_set_source_rgba (cr, &color);
-
-  /* The margin keeps arrowheads and line ends just outside the view whole. */
-  margin = 12 + 2 / self->zoom;
-  graphene_rect_inset_r (view, -margin, -margin, &near);
-
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      SkCanvasItem *to = g_ptr_array_index (self->items, i);
-      const char * const *priors = sk_node_get_priors (to->node);
-
-      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
-        {
-          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
-          double p[8];
-          gboolean problem;
-
-          if (from == NULL || edge_hidden (self, from, to))
-            continue;
-          _sk_canvas_edge_route (from, to, p);
-          if (!_sk_canvas_edge_visible (p, &near))
-            continue;
-
-          problem = edge_has_problem (self, from, to);
-          if (problem)
-            {
-              gdk_cairo_set_source_rgba (cr, &error);
-              cairo_set_line_width (cr, MAX (3.0, 2.0 / self->zoom));
-            }
-
-          /* Zoomed far out, where curves and arrowheads are a few pixels
-           * long, straight lines show the same and cost far less. */
-          if (self->zoom < CURVE_MIN_ZOOM)
-            {
-              cairo_move_to (cr, p[0], p[1]);
-              cairo_line_to (cr, p[6], p[7]);
-            }
-          else
-            path_visible_edge (cr, p, &near);
-
-          /* One stroke per edge: cairo rasterises many small paths faster
-           * than one path made of thousands of crossing pieces. */
-          cairo_stroke (cr);
-
-          if (problem)
-            {
-              gdk_cairo_set_source_rgba (cr, &color);
-              cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
-            }
-        }
-    }
-
-  cairo_stroke (cr);
-
-  if (self->proposal != NULL)
-    draw_proposal_edges (self, cr, &near);
-
-  return layer_end (self, cr);
 }
 
 /* The selected connection, and the one being made, which follows the
@@ -1988,11 +1951,33 @@ draw_control_badge (SkCanvas     *self,
                                            w + 12, BADGE_HEIGHT));
 }
 
+/* A segment sliding along the bottom edge shows that the step works. It is
+ * drawn over the tiles in each frame. */
+static void
+draw_busy_bar (SkCanvas     *self,
+               GtkSnapshot  *snapshot,
+               SkCanvasItem *item)
+{
+  graphene_rect_t rect = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
+  GdkRGBA stripe = state_color (sk_node_get_state (item->node));
+  double phase = fmod (self->frame_time / 1e6, 1.2) / 1.2;
+  double bar = NODE_W * 0.3;
+  double bx = rect.origin.x - bar + phase * (NODE_W + bar);
+  GskRoundedRect rounded;
+
+  gsk_rounded_rect_init_from_rect (&rounded, &rect, NODE_RADIUS);
+  gtk_snapshot_push_rounded_clip (snapshot, &rounded);
+  gtk_snapshot_append_color (snapshot, &stripe,
+                             &GRAPHENE_RECT_INIT (bx, rect.origin.y + NODE_H - 4, bar, 4));
+  gtk_snapshot_pop (snapshot);
+}
+
 static void
 draw_node (SkCanvas     *self,
            GtkSnapshot  *snapshot,
            SkCanvasItem *item,
-           gboolean      selected)
+           gboolean      selected,
+           gboolean      animate)
 {
   SkNodeState state = sk_node_get_state (item->node);
   gboolean dark = is_dark ();
@@ -2026,17 +2011,9 @@ draw_node (SkCanvas     *self,
   gtk_snapshot_append_color (snapshot, &stripe,
                              &GRAPHENE_RECT_INIT (rect.origin.x, rect.origin.y, STRIPE_WIDTH, NODE_H));
 
-  if (_sk_canvas_state_is_busy (state))
-    {
-      /* A segment sliding along the bottom edge shows that the step works. */
-      double phase = fmod (self->frame_time / 1e6, 1.2) / 1.2;
-      double bar = NODE_W * 0.3;
-      double bx = rect.origin.x - bar + phase * (NODE_W + bar);
-
-      gtk_snapshot_append_color (snapshot, &stripe,
-                                 &GRAPHENE_RECT_INIT (bx, rect.origin.y + NODE_H - 4, bar, 4));
-    }
   gtk_snapshot_pop (snapshot);
+  if (animate && _sk_canvas_state_is_busy (state))
+    draw_busy_bar (self, snapshot, item);
 
   if (selected)
     append_rounded_border (snapshot, &rect, NODE_RADIUS, 2.5, &accent);
@@ -2347,214 +2324,6 @@ draw_proposal_badges (SkCanvas              *self,
     }
 }
 
-/* At the middle of each edge, in model coordinates: the condition on it,
- * and what flowed along it out of a step that has run, below the condition
- * when there is one. */
-static void
-draw_edge_labels (SkCanvas              *self,
-                  GtkSnapshot           *snapshot,
-                  const graphene_rect_t *view)
-{
-  gboolean dark = is_dark ();
-  gboolean flows = self->zoom >= FLOW_MIN_ZOOM;
-  GdkRGBA pill = dark ? rgba (0x303030, 0.92f) : rgba (0xffffff, 0.92f);
-  GdkRGBA text = dark ? rgba (0xffffff, 0.8f) : rgba (0x241f31, 0.8f);
-
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      SkCanvasItem *to = g_ptr_array_index (self->items, i);
-      const char * const *priors = sk_node_get_priors (to->node);
-
-      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
-        {
-          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
-          PangoLayout *condition;
-          PangoLayout *layout;
-          double p[8];
-          double mx, my;
-          int w, h;
-
-          if (from == NULL || edge_hidden (self, from, to))
-            continue;
-          condition = condition_layout (self, to, priors[j]);
-          if (condition == NULL && (!flows || from->flow_text == NULL))
-            continue;
-          _sk_canvas_edge_route (from, to, p);
-          if (!_sk_canvas_edge_visible (p, view))
-            continue;
-
-          /* A condition sits where the edges from one step have parted,
-           * so that the conditions on its branches do not cover each
-           * other; what flowed goes below it. */
-          _sk_canvas_cubic_point (p, condition != NULL ? SK_CANVAS_CONDITION_POSITION : 0.5, &mx, &my);
-          if (condition != NULL)
-            {
-              graphene_rect_t rect = condition_pill (condition, mx, my);
-
-              draw_outlined_pill (snapshot, condition, &rect);
-              my = rect.origin.y + rect.size.height + 1;
-            }
-          if (!flows || from->flow_text == NULL)
-            continue;
-
-          layout = flow_layout (self, from);
-          pango_layout_get_pixel_size (layout, &w, &h);
-          if (condition != NULL)
-            my += (h + 2) / 2.0 + 1;
-          append_rounded_fill (snapshot, &GRAPHENE_RECT_INIT (mx - w / 2.0 - 5, my - h / 2.0 - 1, w + 10, h + 2),
-                               (h + 2) / 2.0, &pill);
-          append_layout_at (snapshot, layout, mx - w / 2.0, my - h / 2.0, &text);
-        }
-    }
-}
-
-/* Zoomed out, the conditions are drawn unscaled at the middle of their
- * edges, like the names, where they overlap no name or condition in
- * @placed. */
-static void
-draw_conditions_far (SkCanvas              *self,
-                     GtkSnapshot           *snapshot,
-                     const graphene_rect_t *view,
-                     GArray                *placed)
-{
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      SkCanvasItem *to = g_ptr_array_index (self->items, i);
-      const char * const *priors = sk_node_get_priors (to->node);
-
-      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
-        {
-          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
-          PangoLayout *condition;
-          graphene_rect_t rect;
-          gboolean free_room = TRUE;
-          double p[8];
-          double mx, my, x, y;
-
-          if (from == NULL || edge_hidden (self, from, to))
-            continue;
-          condition = condition_layout (self, to, priors[j]);
-          if (condition == NULL)
-            continue;
-          _sk_canvas_edge_route (from, to, p);
-          _sk_canvas_cubic_point (p, SK_CANVAS_CONDITION_POSITION, &mx, &my);
-          if (!graphene_rect_contains_point (view, &GRAPHENE_POINT_INIT (mx, my)))
-            continue;
-
-          _sk_canvas_model_to_widget (self, mx, my, &x, &y);
-          rect = condition_pill (condition, x, y);
-          for (guint k = 0; free_room && k < placed->len; k++)
-            free_room = !graphene_rect_intersection (&g_array_index (placed, graphene_rect_t, k), &rect, NULL);
-          if (!free_room)
-            continue;
-
-          g_array_append_val (placed, rect);
-          draw_outlined_pill (snapshot, condition, &rect);
-        }
-    }
-}
-
-/* Draws @item's name over its box unless it would overlap a name in
- * @placed, and returns whether it did. */
-static gboolean
-draw_name (SkCanvas              *self,
-           GtkSnapshot           *snapshot,
-           SkCanvasItem          *item,
-           const graphene_rect_t *view,
-           GArray                *placed,
-           const GdkRGBA         *color,
-           gboolean               struck)
-{
-  GdkRGBA pill = is_dark () ? rgba (0x242424, 0.75f) : rgba (0xffffff, 0.75f);
-  /* As wide as the box, or a few words where the box is smaller; on two
-   * lines where the boxes are far enough apart. */
-  double width = CLAMP (NODE_W * self->zoom - 6, NAME_MIN_WIDTH, NAME_MAX_WIDTH);
-  int lines = self->zoom >= NAME_TWO_LINES_ZOOM ? 2 : 1;
-  graphene_rect_t box = GRAPHENE_RECT_INIT (item->x - NODE_W / 2, item->y - NODE_H / 2, NODE_W, NODE_H);
-  graphene_rect_t pill_rect;
-  PangoLayout *layout;
-  double x, y;
-  int w, h;
-
-  if (!graphene_rect_intersection (&box, view, NULL))
-    return FALSE;
-
-  layout = label_layout (self, item, width, lines);
-  pango_layout_get_pixel_size (layout, &w, &h);
-  _sk_canvas_model_to_widget (self, item->x, item->y, &x, &y);
-  pill_rect = GRAPHENE_RECT_INIT (round (x - w / 2.0) - 4, round (y - h / 2.0) - 1, w + 8, h + 2);
-
-  for (guint k = 0; k < placed->len; k++)
-    {
-      if (graphene_rect_intersection (&g_array_index (placed, graphene_rect_t, k), &pill_rect, NULL))
-        return FALSE;
-    }
-
-  g_array_append_val (placed, pill_rect);
-  append_rounded_fill (snapshot, &pill_rect, 4, &pill);
-  append_layout_at (snapshot, layout, pill_rect.origin.x + 4, pill_rect.origin.y + 1, color);
-
-  /* A removed step's name is struck here too, since it covers the box. */
-  if (struck)
-    {
-      PangoLayoutIter *iter = pango_layout_get_iter (layout);
-
-      do
-        {
-          double sx, sy, sw;
-
-          strike_line (iter, &sx, &sy, &sw);
-          gtk_snapshot_append_color (snapshot, color,
-                                     &GRAPHENE_RECT_INIT (pill_rect.origin.x + 4 + sx, pill_rect.origin.y + 1 + sy - 0.75,
-                                                          sw, 1.5));
-        }
-      while (pango_layout_iter_next_line (iter));
-      pango_layout_iter_free (iter);
-    }
-
-  return TRUE;
-}
-
-/* Zoomed out, names are drawn unscaled over their boxes, as many as fit
- * without overlapping: first those of the selected, hovered and troubled
- * steps, then those of the steps a proposal adds, then the others in the
- * workflow's order. */
-static void
-draw_names (SkCanvas              *self,
-            GtkSnapshot           *snapshot,
-            GtkBitset             *selected,
-            const graphene_rect_t *view,
-            GArray                *placed)
-{
-  gboolean dark = is_dark ();
-  GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
-  GdkRGBA error = rgba (ERROR_COLOR, 1);
-
-  for (guint pass = 0; pass < 2; pass++)
-    {
-      for (guint i = 0; i < self->items->len; i++)
-        {
-          SkCanvasItem *item = g_ptr_array_index (self->items, i);
-          gboolean problem = node_has_problem (self, item->node);
-          gboolean first = problem || item->node == self->hover.node || gtk_bitset_contains (selected, i);
-          gboolean removed = self->proposal != NULL && removal_accepted (self->proposal, sk_node_get_id (item->node));
-
-          if (first == (pass == 0) &&
-              draw_name (self, snapshot, item, view, placed, problem || removed ? &error : &text, removed))
-            self->names_painted++;
-        }
-
-      for (guint i = 0; pass == 0 && self->proposal != NULL && i < self->proposal->steps->len; i++)
-        {
-          ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
-          GdkRGBA accent = accent_color (step->accepted ? 1 : REJECTED_ALPHA);
-
-          if (step->kind == MARK_ADDED)
-            draw_name (self, snapshot, step->item, view, placed, &accent, FALSE);
-        }
-    }
-}
-
 static void
 draw_problem_badges (SkCanvas              *self,
                      GtkSnapshot           *snapshot,
@@ -2611,6 +2380,928 @@ draw_rubber_band (SkCanvas    *self,
   append_rounded_border (snapshot, &rect, 0, 1 / self->zoom, &edge);
 }
 
+/* Tiles ------------------------------------------------------------------ */
+
+/* The picture of the workflow, edges, steps and labels, is drawn into
+ * square tiles of the view at the current zoom, each rasterised once with
+ * cairo and kept as a texture. Panning only moves them; a frame draws those
+ * that came into view, and again those whose steps look different, which
+ * each tile tells from the signatures of the steps it drew. What changes
+ * by itself or follows the pointer (dragged steps, the sliding segment of
+ * steps at work, the selected connection, the rubber band, buttons and
+ * badges) is drawn over the tiles in each frame. */
+
+#define TILE_SIZE 256
+/* Tiles kept beyond those in view, for panning back. */
+#define TILES_KEPT 16
+/* With the GL renderer, a dragged step's connection is drawn in this many
+ * pieces. */
+#define MOVING_EDGE_PIECES 8
+
+static guint
+item_signature (SkCanvas     *self,
+                SkCanvasItem *item,
+                gboolean      selected)
+{
+  return (item->serial << 3) |
+         (selected ? 1 : 0) |
+         (item->node == self->hover.node ? 2 : 0) |
+         (item->node == self->connect.source ? 4 : 0);
+}
+
+static gboolean
+tile_valid (SkCanvas     *self,
+            SkCanvasTile *tile,
+            GtkBitset    *selected)
+{
+  for (guint i = 0; i < tile->signatures->len; i++)
+    {
+      SkCanvasTileSignature *sig = &g_array_index (tile->signatures, SkCanvasTileSignature, i);
+
+      if (sig->signature != item_signature (self, sig->item, gtk_bitset_contains (selected, sig->position)))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The connections in @edges, which meet @near, stroked with cairo. */
+static void
+stroke_edges (SkCanvas              *self,
+              cairo_t               *cr,
+              GArray                *edges,
+              const graphene_rect_t *near)
+{
+  GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
+
+  cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  gdk_cairo_set_source_rgba (cr, &color);
+
+  for (guint k = 0; k < edges->len; k++)
+    {
+      const SkCanvasEdge *edge = &g_array_index (self->tiles->edges, SkCanvasEdge,
+                                                 g_array_index (edges, guint, k));
+      SkCanvasItem *from = g_ptr_array_index (self->items, edge->from);
+      SkCanvasItem *to = g_ptr_array_index (self->items, edge->to);
+      gboolean problem;
+
+      if (from->moving || to->moving || edge_hidden (self, from, to))
+        continue;
+
+      problem = edge_has_problem (self, from, to);
+      if (problem)
+        {
+          gdk_cairo_set_source_rgba (cr, &error);
+          cairo_set_line_width (cr, MAX (3.0, 2.0 / self->zoom));
+        }
+
+      /* Zoomed far out, where curves and arrowheads are a few pixels
+       * long, straight lines show the same and cost far less. */
+      if (self->zoom < CURVE_MIN_ZOOM)
+        {
+          cairo_move_to (cr, edge->p[0], edge->p[1]);
+          cairo_line_to (cr, edge->p[6], edge->p[7]);
+        }
+      else
+        path_visible_edge (cr, edge->p, near);
+
+      /* One stroke per edge: cairo rasterises many small paths faster
+       * than one path made of thousands of crossing pieces. */
+      cairo_stroke (cr);
+
+      if (problem)
+        {
+          gdk_cairo_set_source_rgba (cr, &color);
+          cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
+        }
+    }
+}
+
+/* The labels along the connections in @edges: the condition on each, and
+ * what flowed along it out of a step that has run, below the condition
+ * when there is one. */
+static void
+draw_edge_labels (SkCanvas    *self,
+                  GtkSnapshot *snapshot,
+                  GArray      *edges)
+{
+  gboolean dark = is_dark ();
+  gboolean flows = self->zoom >= FLOW_MIN_ZOOM;
+  GdkRGBA pill = dark ? rgba (0x303030, 0.92f) : rgba (0xffffff, 0.92f);
+  GdkRGBA text = dark ? rgba (0xffffff, 0.8f) : rgba (0x241f31, 0.8f);
+
+  for (guint k = 0; k < edges->len; k++)
+    {
+      const SkCanvasEdge *edge = &g_array_index (self->tiles->edges, SkCanvasEdge,
+                                                 g_array_index (edges, guint, k));
+      SkCanvasItem *from = g_ptr_array_index (self->items, edge->from);
+      SkCanvasItem *to = g_ptr_array_index (self->items, edge->to);
+      const char * const *priors = sk_node_get_priors (to->node);
+      PangoLayout *condition;
+      PangoLayout *layout;
+      double mx, my;
+      int w, h;
+
+      if (from->moving || to->moving || edge_hidden (self, from, to))
+        continue;
+      condition = condition_layout (self, to, priors[edge->prior]);
+      if (condition == NULL && (!flows || from->flow_text == NULL))
+        continue;
+
+      /* A condition sits where the edges from one step have parted, so
+       * that the conditions on its branches do not cover each other; what
+       * flowed goes below it. */
+      _sk_canvas_cubic_point (edge->p, condition != NULL ? SK_CANVAS_CONDITION_POSITION : 0.5, &mx, &my);
+      if (condition != NULL)
+        {
+          graphene_rect_t rect = condition_pill (condition, mx, my);
+
+          draw_outlined_pill (snapshot, condition, &rect);
+          my = rect.origin.y + rect.size.height + 1;
+        }
+      if (!flows || from->flow_text == NULL)
+        continue;
+
+      layout = flow_layout (self, from);
+      pango_layout_get_pixel_size (layout, &w, &h);
+      if (condition != NULL)
+        my += (h + 2) / 2.0 + 1;
+      append_rounded_fill (snapshot, &GRAPHENE_RECT_INIT (mx - w / 2.0 - 5, my - h / 2.0 - 1, w + 10, h + 2),
+                           (h + 2) / 2.0, &pill);
+      append_layout_at (snapshot, layout, mx - w / 2.0, my - h / 2.0, &text);
+    }
+}
+
+/* Names zoomed out ------------------------------------------------------- */
+
+/* The placed names are checked for overlap through a grid of cells this
+ * many pixels wide. */
+#define PLACE_CELL 64
+
+typedef struct
+{
+  GArray     *placed;
+  GHashTable *cells;
+} Placer;
+
+static gint64
+place_cell_key (int c,
+                int r)
+{
+  return (gint64) (((guint64) (guint32) c << 32) | (guint32) r);
+}
+
+static gboolean
+placer_free_room (Placer                *placer,
+                  const graphene_rect_t *rect)
+{
+  int c0 = (int) floor (rect->origin.x / PLACE_CELL);
+  int r0 = (int) floor (rect->origin.y / PLACE_CELL);
+  int c1 = (int) floor ((rect->origin.x + rect->size.width) / PLACE_CELL);
+  int r1 = (int) floor ((rect->origin.y + rect->size.height) / PLACE_CELL);
+
+  for (int r = r0; r <= r1; r++)
+    for (int c = c0; c <= c1; c++)
+      {
+        gint64 key = place_cell_key (c, r);
+        GArray *cell = g_hash_table_lookup (placer->cells, &key);
+
+        for (guint k = 0; cell != NULL && k < cell->len; k++)
+          {
+            SkCanvasPlaced *other = &g_array_index (placer->placed, SkCanvasPlaced, g_array_index (cell, guint, k));
+
+            if (graphene_rect_intersection (&other->rect, rect, NULL))
+              return FALSE;
+          }
+      }
+
+  return TRUE;
+}
+
+static void
+placer_add (Placer               *placer,
+            const SkCanvasPlaced *placed)
+{
+  guint index = placer->placed->len;
+  const graphene_rect_t *rect = &placed->rect;
+  int c0 = (int) floor (rect->origin.x / PLACE_CELL);
+  int r0 = (int) floor (rect->origin.y / PLACE_CELL);
+  int c1 = (int) floor ((rect->origin.x + rect->size.width) / PLACE_CELL);
+  int r1 = (int) floor ((rect->origin.y + rect->size.height) / PLACE_CELL);
+
+  g_array_append_val (placer->placed, *placed);
+  for (int r = r0; r <= r1; r++)
+    for (int c = c0; c <= c1; c++)
+      {
+        gint64 key = place_cell_key (c, r);
+        GArray *cell = g_hash_table_lookup (placer->cells, &key);
+
+        if (cell == NULL)
+          {
+            gint64 *stored = g_new (gint64, 1);
+
+            *stored = key;
+            cell = g_array_new (FALSE, FALSE, sizeof (guint));
+            g_hash_table_insert (placer->cells, stored, cell);
+          }
+        g_array_append_val (cell, index);
+      }
+}
+
+/* Places @item's name over its box unless it would overlap a name placed
+ * before. */
+static gboolean
+place_name (SkCanvas      *self,
+            Placer        *placer,
+            SkCanvasItem  *item,
+            const GdkRGBA *color,
+            gboolean       struck,
+            gboolean       proposed)
+{
+  /* As wide as the box, or a few words where the box is smaller; on two
+   * lines where the boxes are far enough apart. */
+  double width = CLAMP (NODE_W * self->zoom - 6, NAME_MIN_WIDTH, NAME_MAX_WIDTH);
+  int lines = self->zoom >= NAME_TWO_LINES_ZOOM ? 2 : 1;
+  SkCanvasPlaced placed = { NULL, };
+  double x = item->x * self->zoom;
+  double y = item->y * self->zoom;
+  int w, h;
+
+  placed.layout = label_layout (self, item, width, lines);
+  pango_layout_get_pixel_size (placed.layout, &w, &h);
+  placed.rect = GRAPHENE_RECT_INIT (round (x - w / 2.0) - 4, round (y - h / 2.0) - 1, w + 8, h + 2);
+  if (!placer_free_room (placer, &placed.rect))
+    return FALSE;
+
+  placed.item = item;
+  placed.color = *color;
+  placed.struck = struck;
+  placed.proposed = proposed;
+  placer_add (placer, &placed);
+  return TRUE;
+}
+
+static guint
+placed_hash (const SkCanvasPlaced *placed)
+{
+  guint hash = GPOINTER_TO_UINT (placed->item) ^ GPOINTER_TO_UINT (placed->layout);
+
+  hash = hash * 31 + (guint) (gint) placed->rect.origin.x;
+  hash = hash * 31 + (guint) (gint) placed->rect.origin.y;
+  hash = hash * 31 + (guint) (gint) placed->rect.size.width;
+  hash = hash * 31 + (guint) (placed->color.red * 255) + ((guint) (placed->color.alpha * 255) << 8);
+  return hash * 2 + placed->struck;
+}
+
+/* A hash of the names placed over the tile at (@tx, @ty). */
+static guint
+tile_names_hash (SkCanvas *self,
+                 int       tx,
+                 int       ty)
+{
+  graphene_rect_t rect = GRAPHENE_RECT_INIT (tx * TILE_SIZE, ty * TILE_SIZE, TILE_SIZE, TILE_SIZE);
+  GArray *placed = self->tiles->placed;
+  guint hash = 0;
+
+  for (guint i = 0; i < placed->len; i++)
+    {
+      const SkCanvasPlaced *name = &g_array_index (placed, SkCanvasPlaced, i);
+
+      if (graphene_rect_intersection (&name->rect, &rect, NULL))
+        hash = hash * 31 + placed_hash (name);
+    }
+
+  return hash;
+}
+
+static guint64
+hash_bitset (GtkBitset *set)
+{
+  guint64 hash = 14695981039346656037ull;
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean more = gtk_bitset_iter_init_first (&iter, set, &position);
+       more;
+       more = gtk_bitset_iter_next (&iter, &position))
+    hash = (hash ^ position) * 1099511628211ull;
+
+  return hash;
+}
+
+/* Zoomed out, names are drawn unscaled over their boxes, as many as fit
+ * without overlapping: first those of the selected, hovered and troubled
+ * steps, then those of the steps a proposal adds, then the others in the
+ * workflow's order; then the conditions, at the middle of their edges.
+ * They are placed over the whole workflow, not only the view, so that
+ * panning shows the same names and the tiles can keep them; this is done
+ * again only when what decides it changes, and then only the tiles whose
+ * names differ are drawn again. */
+static void
+ensure_placement (SkCanvas  *self,
+                  GtkBitset *selected)
+{
+  SkCanvasTiles *tiles = self->tiles;
+  gboolean dark = is_dark ();
+  GdkRGBA text = dark ? rgba (0xffffff, 1) : rgba (0x241f31, 1);
+  GdkRGBA error = rgba (ERROR_COLOR, 1);
+  Placer placer;
+  guint64 key = 14695981039346656037ull;
+  guint64 values[6];
+  GHashTableIter iter;
+  gpointer value;
+
+  values[0] = (guint64) (self->zoom * 1e9);
+  values[1] = tiles->names_serial;
+  values[2] = GPOINTER_TO_SIZE (self->hover.node);
+  values[3] = hash_bitset (selected);
+  values[4] = GPOINTER_TO_SIZE (self->proposal);
+  values[5] = self->items->len;
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    key = (key ^ values[i]) * 1099511628211ull;
+
+  if (tiles->placement_valid && key == tiles->placement_key)
+    return;
+
+  _sk_canvas_index_ensure (self);
+  g_array_set_size (tiles->placed, 0);
+  placer.placed = tiles->placed;
+  placer.cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      for (guint i = 0; i < self->items->len; i++)
+        {
+          SkCanvasItem *item = g_ptr_array_index (self->items, i);
+          gboolean problem = node_has_problem (self, item->node);
+          gboolean first = problem || item->node == self->hover.node || gtk_bitset_contains (selected, i);
+          gboolean removed = self->proposal != NULL && removal_accepted (self->proposal, sk_node_get_id (item->node));
+
+          if (first == (pass == 0) && !item->moving)
+            place_name (self, &placer, item, problem || removed ? &error : &text, removed, FALSE);
+        }
+
+      for (guint i = 0; pass == 0 && self->proposal != NULL && i < self->proposal->steps->len; i++)
+        {
+          ProposalStep *step = g_ptr_array_index (self->proposal->steps, i);
+          GdkRGBA accent = accent_color (step->accepted ? 1 : REJECTED_ALPHA);
+
+          if (step->kind == MARK_ADDED)
+            place_name (self, &placer, step->item, &accent, FALSE, TRUE);
+        }
+    }
+
+  for (guint k = 0; k < tiles->edges->len; k++)
+    {
+      const SkCanvasEdge *edge = &g_array_index (tiles->edges, SkCanvasEdge, k);
+      SkCanvasItem *from = g_ptr_array_index (self->items, edge->from);
+      SkCanvasItem *to = g_ptr_array_index (self->items, edge->to);
+      const char * const *priors = sk_node_get_priors (to->node);
+      SkCanvasPlaced placed = { NULL, };
+      double mx, my;
+
+      if (from->moving || to->moving || edge_hidden (self, from, to))
+        continue;
+      placed.layout = condition_layout (self, to, priors[edge->prior]);
+      if (placed.layout == NULL)
+        continue;
+      _sk_canvas_cubic_point (edge->p, SK_CANVAS_CONDITION_POSITION, &mx, &my);
+      placed.rect = condition_pill (placed.layout, mx * self->zoom, my * self->zoom);
+      if (!placer_free_room (&placer, &placed.rect))
+        continue;
+      placed.item = to;
+      placed.condition = TRUE;
+      placer_add (&placer, &placed);
+    }
+
+  g_hash_table_unref (placer.cells);
+  tiles->placement_key = key;
+  tiles->placement_valid = TRUE;
+
+  g_hash_table_iter_init (&iter, tiles->tiles);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      SkCanvasTile *tile = value;
+
+      if (tile_names_hash (self, tile->tx, tile->ty) != tile->names_hash)
+        g_clear_pointer (&tile->node, gsk_render_node_unref);
+    }
+}
+
+/* The names and conditions placed over the tile at (@tx, @ty), in the
+ * model scaled by the zoom. */
+static void
+draw_placed (SkCanvas    *self,
+             GtkSnapshot *snapshot,
+             int          tx,
+             int          ty)
+{
+  graphene_rect_t tile = GRAPHENE_RECT_INIT (tx * TILE_SIZE, ty * TILE_SIZE, TILE_SIZE, TILE_SIZE);
+  GdkRGBA pill = is_dark () ? rgba (0x242424, 0.75f) : rgba (0xffffff, 0.75f);
+  GArray *placed = self->tiles->placed;
+
+  for (guint i = 0; i < placed->len; i++)
+    {
+      const SkCanvasPlaced *name = &g_array_index (placed, SkCanvasPlaced, i);
+      const graphene_rect_t *rect = &name->rect;
+
+      if (!graphene_rect_intersection (rect, &tile, NULL))
+        continue;
+
+      if (name->condition)
+        {
+          draw_outlined_pill (snapshot, name->layout, rect);
+          continue;
+        }
+
+      append_rounded_fill (snapshot, rect, 4, &pill);
+      append_layout_at (snapshot, name->layout, rect->origin.x + 4, rect->origin.y + 1, &name->color);
+
+      /* A removed step's name is struck here too, since it covers the box. */
+      if (name->struck)
+        {
+          PangoLayoutIter *iter = pango_layout_get_iter (name->layout);
+
+          do
+            {
+              double sx, sy, sw;
+
+              strike_line (iter, &sx, &sy, &sw);
+              gtk_snapshot_append_color (snapshot, &name->color,
+                                         &GRAPHENE_RECT_INIT (rect->origin.x + 4 + sx, rect->origin.y + 1 + sy - 0.75,
+                                                              sw, 1.5));
+            }
+          while (pango_layout_iter_next_line (iter));
+          pango_layout_iter_free (iter);
+        }
+    }
+}
+
+/* Drawing a tile ---------------------------------------------------------- */
+
+/* A new surface for a tile: opaque, and for the cairo renderer without
+ * alpha, so that cairo copies it rather than blends it. */
+static cairo_surface_t *
+tile_surface (SkCanvas *self)
+{
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  cairo_format_t format = _sk_canvas_cairo_renderer (self) ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32;
+  cairo_surface_t *surface = cairo_image_surface_create (format, TILE_SIZE * scale, TILE_SIZE * scale);
+
+  cairo_surface_set_device_scale (surface, scale, scale);
+  return surface;
+}
+
+/* The model rectangle of the tile at (@tx, @ty). */
+static graphene_rect_t
+tile_model_rect (SkCanvas *self,
+                 int       tx,
+                 int       ty)
+{
+  double zoom = self->zoom;
+
+  return GRAPHENE_RECT_INIT (tx * TILE_SIZE / zoom, ty * TILE_SIZE / zoom,
+                             TILE_SIZE / zoom, TILE_SIZE / zoom);
+}
+
+/* The background, its dot grid and the connections. */
+static cairo_surface_t *
+build_tile_base (SkCanvas *self,
+                 int       tx,
+                 int       ty)
+{
+  gboolean dark = is_dark ();
+  GdkRGBA background = dark ? rgba (0x242424, 1) : rgba (0xfafafa, 1);
+  GdkRGBA dot = dark ? rgba (0xffffff, 0.08f) : rgba (0x000000, 0.08f);
+  graphene_rect_t model = tile_model_rect (self, tx, ty);
+  double margin = 12 + 2 / self->zoom;
+  g_autoptr(GArray) edges = g_array_new (FALSE, FALSE, sizeof (guint));
+  cairo_surface_t *surface = tile_surface (self);
+  graphene_rect_t near;
+  cairo_t *cr = cairo_create (surface);
+
+  gdk_cairo_set_source_rgba (cr, &background);
+  cairo_paint (cr);
+
+  /* A sparse dot grid gives panning and zooming something to follow. It
+   * keeps to the model's origin, as the steps do. */
+  cairo_translate (cr, -tx * TILE_SIZE, -ty * TILE_SIZE);
+  if (self->zoom >= 0.5)
+    {
+      double step = 40 * self->zoom;
+      double x0 = ceil (tx * TILE_SIZE / step - 0.5) * step;
+      double y0 = ceil (ty * TILE_SIZE / step - 0.5) * step;
+
+      gdk_cairo_set_source_rgba (cr, &dot);
+      for (double x = x0; x < (tx + 1) * TILE_SIZE + 1; x += step)
+        for (double y = y0; y < (ty + 1) * TILE_SIZE + 1; y += step)
+          cairo_rectangle (cr, round (x) - 1, round (y) - 1, 2, 2);
+      cairo_fill (cr);
+    }
+  cairo_scale (cr, self->zoom, self->zoom);
+
+  /* The margin keeps arrowheads and line ends at the tile's sides whole. */
+  graphene_rect_inset_r (&model, -margin, -margin, &near);
+  _sk_canvas_index_edges (self, &near, edges);
+  stroke_edges (self, cr, edges, &near);
+  if (self->proposal != NULL)
+    draw_proposal_edges (self, cr, &near);
+
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  return surface;
+}
+
+static void
+build_tile_steps (SkCanvas     *self,
+                  SkCanvasTile *tile,
+                  GtkBitset    *selected,
+                  gboolean      detail,
+                  gboolean      names)
+{
+  graphene_rect_t model = tile_model_rect (self, tile->tx, tile->ty);
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GskRenderNode) content = NULL;
+  cairo_surface_t *surface;
+  GtkSnapshot *snapshot;
+  cairo_t *cr;
+
+  g_array_set_size (tile->signatures, 0);
+
+  snapshot = gtk_snapshot_new ();
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (-tile->tx * TILE_SIZE, -tile->ty * TILE_SIZE));
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_scale (snapshot, self->zoom, self->zoom);
+
+  /* Labels along connections are wider than the connections' boxes. */
+  if (detail)
+    {
+      g_autoptr(GArray) edges = g_array_new (FALSE, FALSE, sizeof (guint));
+      graphene_rect_t labels;
+
+      graphene_rect_inset_r (&model, -160, -40, &labels);
+      _sk_canvas_index_edges (self, &labels, edges);
+      draw_edge_labels (self, snapshot, edges);
+    }
+
+  _sk_canvas_index_items (self, &model, items);
+  for (guint k = 0; k < items->len; k++)
+    {
+      guint i = g_array_index (items, guint, k);
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+      gboolean is_selected = gtk_bitset_contains (selected, i);
+      SkCanvasTileSignature sig = { item, i, item_signature (self, item, is_selected) };
+
+      if (item->moving)
+        continue;
+      g_array_append_val (tile->signatures, sig);
+      if (detail)
+        draw_node (self, snapshot, item, is_selected, FALSE);
+      else
+        draw_node_flat (self, snapshot, item, is_selected);
+    }
+
+  gtk_snapshot_restore (snapshot);
+
+  if (names)
+    {
+      draw_placed (self, snapshot, tile->tx, tile->ty);
+      tile->names_hash = tile_names_hash (self, tile->tx, tile->ty);
+    }
+
+  content = gtk_snapshot_free_to_node (snapshot);
+
+  /* Over a copy of the base; the snapshot holds the tile's own offset
+   * already. */
+  surface = tile_surface (self);
+  cr = cairo_create (surface);
+  cairo_set_source_surface (cr, tile->base, 0, 0);
+  cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
+  cairo_paint (cr);
+  cairo_set_operator (cr, CAIRO_OPERATOR_OVER);
+  if (content != NULL)
+    gsk_render_node_draw (content, cr);
+  cairo_destroy (cr);
+
+  g_clear_pointer (&tile->node, gsk_render_node_unref);
+  tile->node = _sk_canvas_picture_node (self, surface, TILE_SIZE, TILE_SIZE);
+  cairo_surface_destroy (surface);
+}
+
+/* Draws the tiles that the view meets, where the view puts them: at whole
+ * pixels, so that they are copied, not resampled. */
+static void
+draw_tiles (SkCanvas    *self,
+            GtkSnapshot *snapshot,
+            GtkBitset   *selected,
+            gboolean     detail,
+            gboolean     names)
+{
+  SkCanvasTiles *tiles = self->tiles;
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  gboolean dark = is_dark ();
+  double ox = round (self->offset_x * scale) / scale;
+  double oy = round (self->offset_y * scale) / scale;
+  int tx0 = (int) floor (-ox / TILE_SIZE);
+  int ty0 = (int) floor (-oy / TILE_SIZE);
+  int tx1 = (int) floor ((width - ox - 0.001) / TILE_SIZE);
+  int ty1 = (int) floor ((height - oy - 0.001) / TILE_SIZE);
+
+  if (tiles->zoom != self->zoom || tiles->scale != scale || tiles->dark != dark ||
+      tiles->cairo != _sk_canvas_cairo_renderer (self))
+    {
+      g_hash_table_remove_all (tiles->tiles);
+      tiles->placement_valid = FALSE;
+      tiles->zoom = self->zoom;
+      tiles->scale = scale;
+      tiles->dark = dark;
+      tiles->cairo = _sk_canvas_cairo_renderer (self);
+    }
+
+  if (names)
+    ensure_placement (self, selected);
+
+  tiles->frame++;
+  for (int ty = ty0; ty <= ty1; ty++)
+    for (int tx = tx0; tx <= tx1; tx++)
+      {
+        SkCanvasTile *tile = _sk_canvas_tiles_lookup (self, tx, ty);
+
+        if (tile == NULL)
+          {
+            tile = g_new0 (SkCanvasTile, 1);
+            tile->tx = tx;
+            tile->ty = ty;
+            tile->signatures = g_array_new (FALSE, FALSE, sizeof (SkCanvasTileSignature));
+            _sk_canvas_tiles_insert (self, tile);
+          }
+        if (tile->node == NULL || !tile_valid (self, tile, selected))
+          {
+            if (tile->base == NULL)
+              tile->base = build_tile_base (self, tx, ty);
+            build_tile_steps (self, tile, selected, detail, names);
+          }
+        tile->used = tiles->frame;
+
+        gtk_snapshot_save (snapshot);
+        gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (ox + tx * TILE_SIZE, oy + ty * TILE_SIZE));
+        gtk_snapshot_append_node (snapshot, tile->node);
+        gtk_snapshot_restore (snapshot);
+      }
+
+  _sk_canvas_tiles_trim (self, (guint) ((tx1 - tx0 + 1) * (ty1 - ty0 + 1)) + TILES_KEPT);
+
+  /* Out of view, a tile keeps its picture only, half of its memory; its
+   * base is drawn again if a step in it changes after it comes back. */
+  {
+    GHashTableIter iter;
+    gpointer value;
+
+    g_hash_table_iter_init (&iter, tiles->tiles);
+    while (g_hash_table_iter_next (&iter, NULL, &value))
+      if (((SkCanvasTile *) value)->used != tiles->frame)
+        g_clear_pointer (&((SkCanvasTile *) value)->base, cairo_surface_destroy);
+  }
+}
+
+/* Over the tiles ----------------------------------------------------------- */
+
+/* The connections of the dragged steps, in widget coordinates, as
+ * draw_overlay_edges() draws, in cairo nodes no larger than the view and
+ * the connections need, since the GL renderer draws a cairo node into a
+ * texture of its size in every frame. */
+static void
+draw_moving_edges (SkCanvas    *self,
+                   GtkSnapshot *snapshot)
+{
+  SkCanvasTiles *tiles = self->tiles;
+  GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  double margin = 12 + 2 / self->zoom;
+  guint n_pieces = _sk_canvas_cairo_renderer (self) ? 1 : MOVING_EDGE_PIECES;
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  graphene_rect_t view, near;
+
+  if (tiles->moving_edges == NULL)
+    {
+      _sk_canvas_index_ensure (self);
+      tiles->moving_edges = g_ptr_array_new ();
+      for (guint k = 0; k < tiles->edges->len; k++)
+        {
+          const SkCanvasEdge *edge = &g_array_index (tiles->edges, SkCanvasEdge, k);
+          SkCanvasItem *from = g_ptr_array_index (self->items, edge->from);
+          SkCanvasItem *to = g_ptr_array_index (self->items, edge->to);
+
+          if ((from->moving || to->moving) && !edge_hidden (self, from, to))
+            {
+              g_ptr_array_add (tiles->moving_edges, from);
+              g_ptr_array_add (tiles->moving_edges, to);
+            }
+        }
+    }
+
+  _sk_canvas_visible_model_rect (self, &view);
+  graphene_rect_inset_r (&view, -margin, -margin, &near);
+  for (guint k = 0; k + 1 < tiles->moving_edges->len; k += 2)
+    {
+      double p[8];
+
+      _sk_canvas_edge_route (g_ptr_array_index (tiles->moving_edges, k),
+                             g_ptr_array_index (tiles->moving_edges, k + 1), p);
+      if (!_sk_canvas_edge_visible (p, &near))
+        continue;
+
+      /* For the GL renderer a connection is cut into pieces, each in a
+       * node of its own box, which together cover far less than the
+       * connection's box; the cairo renderer only replays the drawing, so
+       * one node costs it less. */
+      for (guint piece = 0; piece < n_pieces; piece++)
+        {
+          double t0 = (double) piece / n_pieces;
+          double t1 = (double) (piece + 1) / n_pieces;
+          gboolean last = piece + 1 == n_pieces;
+          double head[8], part[8];
+          double x0, y0, x1, y1;
+          cairo_surface_t *surface;
+          cairo_t *cr;
+
+          if (self->zoom < CURVE_MIN_ZOOM)
+            {
+              part[0] = p[0] + (p[6] - p[0]) * t0;
+              part[1] = p[1] + (p[7] - p[1]) * t0;
+              part[6] = p[0] + (p[6] - p[0]) * t1;
+              part[7] = p[1] + (p[7] - p[1]) * t1;
+              part[2] = part[4] = part[0];
+              part[3] = part[5] = part[1];
+            }
+          else if (piece == 0)
+            cubic_split (p, t1, TRUE, part);
+          else
+            {
+              cubic_split (p, t1, TRUE, head);
+              cubic_split (head, t0 / t1, FALSE, part);
+            }
+
+          _sk_canvas_model_to_widget (self,
+                                      MIN (MIN (part[0], part[2]), MIN (part[4], part[6])) - 10,
+                                      MIN (MIN (part[1], part[3]), MIN (part[5], part[7])) - 10,
+                                      &x0, &y0);
+          _sk_canvas_model_to_widget (self,
+                                      MAX (MAX (part[0], part[2]), MAX (part[4], part[6])) + 10,
+                                      MAX (MAX (part[1], part[3]), MAX (part[5], part[7])) + 10,
+                                      &x1, &y1);
+          x0 = MAX (0, floor (x0));
+          y0 = MAX (0, floor (y0));
+          x1 = MIN (width, ceil (x1));
+          y1 = MIN (height, ceil (y1));
+          if (x1 <= x0 || y1 <= y0)
+            continue;
+
+          /* The GL renderer keeps what it drew of a cairo node by the
+           * node's address, which a node of the next frame may take over,
+           * so for it each piece is drawn here into a texture of its own. */
+          if (n_pieces == 1)
+            {
+              cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x0, y0, x1 - x0, y1 - y0));
+              surface = NULL;
+            }
+          else
+            {
+              surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) (x1 - x0) * scale,
+                                                    (int) (y1 - y0) * scale);
+              cairo_surface_set_device_scale (surface, scale, scale);
+              cr = cairo_create (surface);
+              cairo_translate (cr, -x0, -y0);
+            }
+          cairo_translate (cr, self->offset_x, self->offset_y);
+          cairo_scale (cr, self->zoom, self->zoom);
+          cairo_set_line_width (cr, MAX (1.5, 1.0 / self->zoom));
+          cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+          gdk_cairo_set_source_rgba (cr, &color);
+          cairo_move_to (cr, part[0], part[1]);
+          if (self->zoom < CURVE_MIN_ZOOM)
+            cairo_line_to (cr, part[6], part[7]);
+          else
+            {
+              cairo_curve_to (cr, part[2], part[3], part[4], part[5], part[6], part[7]);
+              /* The arrowhead belongs to the end of the whole edge. */
+              if (last)
+                path_arrow (cr, p);
+            }
+          cairo_stroke (cr);
+          cairo_destroy (cr);
+
+          if (surface != NULL)
+            {
+              g_autoptr(GskRenderNode) node = _sk_canvas_picture_node (self, surface,
+                                                                        (int) (x1 - x0), (int) (y1 - y0));
+
+              gtk_snapshot_save (snapshot);
+              gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x0, y0));
+              gtk_snapshot_append_node (snapshot, node);
+              gtk_snapshot_restore (snapshot);
+              cairo_surface_destroy (surface);
+            }
+        }
+    }
+}
+
+/* The dragged steps, in model coordinates. */
+static void
+draw_moving (SkCanvas    *self,
+             GtkSnapshot *snapshot,
+             GtkBitset   *selected,
+             gboolean     detail)
+{
+  graphene_rect_t view;
+
+  _sk_canvas_visible_model_rect (self, &view);
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+      graphene_rect_t box;
+
+      if (!item->moving)
+        continue;
+      _sk_canvas_item_bounds (self, item, &box);
+      if (!graphene_rect_intersection (&box, &view, NULL))
+        continue;
+      if (detail)
+        draw_node (self, snapshot, item, gtk_bitset_contains (selected, i), TRUE);
+      else
+        draw_node_flat (self, snapshot, item, gtk_bitset_contains (selected, i));
+    }
+}
+
+/* The sliding segments of the steps at work in view. */
+static void
+draw_busy (SkCanvas              *self,
+           GtkSnapshot           *snapshot,
+           const graphene_rect_t *view)
+{
+  if (self->n_busy == 0)
+    return;
+
+  for (guint i = 0; i < self->items->len; i++)
+    {
+      SkCanvasItem *item = g_ptr_array_index (self->items, i);
+      graphene_rect_t box;
+
+      if (!item->busy || item->moving)
+        continue;
+      _sk_canvas_item_bounds (self, item, &box);
+      if (graphene_rect_intersection (&box, view, NULL))
+        draw_busy_bar (self, snapshot, item);
+    }
+}
+
+/* How many names the frame shows, for the tests. */
+static guint
+count_names (SkCanvas              *self,
+             const graphene_rect_t *view,
+             gboolean               detail,
+             gboolean               names)
+{
+  guint count = 0;
+
+  if (detail)
+    {
+      for (guint i = 0; i < self->items->len; i++)
+        {
+          SkCanvasItem *item = g_ptr_array_index (self->items, i);
+          graphene_rect_t box;
+
+          _sk_canvas_item_bounds (self, item, &box);
+          if (graphene_rect_intersection (&box, view, NULL))
+            count++;
+        }
+    }
+  else if (names)
+    {
+      GArray *placed = self->tiles->placed;
+      graphene_rect_t shown = GRAPHENE_RECT_INIT (-self->offset_x, -self->offset_y,
+                                                  gtk_widget_get_width (GTK_WIDGET (self)),
+                                                  gtk_widget_get_height (GTK_WIDGET (self)));
+
+      for (guint i = 0; i < placed->len; i++)
+        {
+          const SkCanvasPlaced *name = &g_array_index (placed, SkCanvasPlaced, i);
+
+          if (!name->condition && !name->proposed &&
+              graphene_rect_intersection (&name->rect, &shown, NULL))
+            count++;
+        }
+    }
+
+  return count;
+}
+
 void
 _sk_canvas_snapshot (GtkWidget   *widget,
                      GtkSnapshot *snapshot)
@@ -2624,14 +3315,18 @@ _sk_canvas_snapshot (GtkWidget   *widget,
   g_autoptr(GtkBitset) selected = NULL;
   graphene_rect_t view;
   gboolean detail = self->zoom >= DETAIL_MIN_ZOOM;
+  gboolean names = !detail && self->zoom >= NAME_MIN_ZOOM;
   gboolean buttons;
 
   self->names_painted = 0;
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
+
+  /* With a workflow, the tiles hold the background. */
+  if (self->project == NULL || width <= 0 || height <= 0)
+    gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
 
   /* A sparse dot grid gives panning and zooming something to follow. */
-  if (self->zoom >= 0.5)
+  if ((self->project == NULL || width <= 0 || height <= 0) && self->zoom >= 0.5)
     {
       double step = 40 * self->zoom;
       double x0 = fmod (self->offset_x, step);
@@ -2646,7 +3341,7 @@ _sk_canvas_snapshot (GtkWidget   *widget,
           gtk_snapshot_append_color (snapshot, &dot, &GRAPHENE_RECT_INIT (x - 1, y - 1, 2, 2));
     }
 
-  if (self->project == NULL)
+  if (self->project == NULL || width <= 0 || height <= 0)
     {
       gtk_snapshot_pop (snapshot);
       return;
@@ -2657,49 +3352,43 @@ _sk_canvas_snapshot (GtkWidget   *widget,
   if (self->proposal != NULL && !self->proposal->resolved)
     proposal_resolve (self);
 
-  if (self->edge_cache == NULL)
-    self->edge_cache = build_edge_layer (self, &view);
-  gtk_snapshot_append_node (snapshot, self->edge_cache);
-  draw_overlay_edges (self, snapshot);
-
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (self->offset_x, self->offset_y));
-  gtk_snapshot_scale (snapshot, self->zoom, self->zoom);
-
   /* Item i is the selection model's item i. */
   if (self->selection != NULL)
     selected = gtk_selection_model_get_selection (self->selection);
   else
     selected = gtk_bitset_new_empty ();
 
+  draw_tiles (self, snapshot, selected, detail, names);
+  if (self->drag == SK_CANVAS_DRAG_MOVE)
+    draw_moving_edges (self, snapshot);
+  draw_overlay_edges (self, snapshot);
+
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (self->offset_x, self->offset_y));
+  gtk_snapshot_scale (snapshot, self->zoom, self->zoom);
+
+  if (self->drag == SK_CANVAS_DRAG_MOVE)
+    draw_moving (self, snapshot, selected, detail);
   if (detail)
-    draw_edge_labels (self, snapshot, &view);
-
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      SkCanvasItem *item = g_ptr_array_index (self->items, i);
-      double margin = RING_GAP + RING_WIDTH;
-      graphene_rect_t box = GRAPHENE_RECT_INIT (item->x - NODE_W / 2 - margin,
-                                                item->y - NODE_H / 2 - margin,
-                                                NODE_W + 2 * margin,
-                                                NODE_H + 2 * margin);
-
-      if (graphene_rect_intersection (&box, &view, NULL))
-        {
-          if (detail)
-            draw_node (self, snapshot, item, gtk_bitset_contains (selected, i));
-          else
-            draw_node_flat (self, snapshot, item, gtk_bitset_contains (selected, i));
-        }
-    }
+    draw_busy (self, snapshot, &view);
 
   if (self->proposal != NULL)
     {
       draw_added_steps (self, snapshot, &view, detail);
       gtk_snapshot_restore (snapshot);
 
+      /* The proposal's marks are drawn for the view as it is. */
+      if (self->proposal_cache != NULL &&
+          (self->proposal_key[0] != self->offset_x || self->proposal_key[1] != self->offset_y ||
+           self->proposal_key[2] != self->zoom))
+        g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
       if (self->proposal_cache == NULL)
-        self->proposal_cache = build_proposal_layer (self, &view);
+        {
+          self->proposal_cache = build_proposal_layer (self, &view);
+          self->proposal_key[0] = self->offset_x;
+          self->proposal_key[1] = self->offset_y;
+          self->proposal_key[2] = self->zoom;
+        }
       gtk_snapshot_append_node (snapshot, self->proposal_cache);
 
       gtk_snapshot_save (snapshot);
@@ -2714,16 +3403,10 @@ _sk_canvas_snapshot (GtkWidget   *widget,
 
   gtk_snapshot_restore (snapshot);
 
-  /* In widget coordinates: what keeps its size on screen. */
-  if (!detail && self->zoom >= NAME_MIN_ZOOM)
-    {
-      g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
+  self->names_painted = count_names (self, &view, detail, names);
 
-      draw_names (self, snapshot, selected, &view, placed);
-      draw_conditions_far (self, snapshot, &view, placed);
-    }
-
-  draw_problem_badges (self, snapshot, &view);
+  if (self->problem_nodes != NULL || self->problem_edges != NULL)
+    draw_problem_badges (self, snapshot, &view);
 
   buttons = self->zoom >= TASK_MIN_ZOOM && !run_going (self);
   if (buttons)

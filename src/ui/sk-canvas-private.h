@@ -62,7 +62,106 @@ typedef struct
   PangoLayout *control_layout;
   guint        control_kinds;
   GHashTable  *condition_labels;
+
+  /* For the tiles: a count of the step's changes, which a tile compares
+   * with what it drew, and a hash of its control flow, whose change redraws
+   * every tile, since conditions are drawn along connections. A step being
+   * dragged is left out of the tiles and drawn over them. */
+  guint        serial;
+  guint        flow_key;
+  guint        moving : 1;
 } SkCanvasItem;
+
+/* A connection as the tiles and the grid know it: its steps' positions in
+ * the workflow, the index of the prior among the step's priors, its curve
+ * and the box around it, in model coordinates. */
+typedef struct
+{
+  guint            from;
+  guint            to;
+  guint            prior;
+  double           p[8];
+  graphene_rect_t  bounds;
+} SkCanvasEdge;
+
+/* What a tile drew of a step, to tell whether it must be drawn again. */
+typedef struct
+{
+  SkCanvasItem *item;
+  guint         position;
+  guint         signature;
+} SkCanvasTileSignature;
+
+/* A square of the picture at one zoom, TILE_SIZE pixels wide, at tx, ty in
+ * the model scaled by the zoom: its base, the background and the
+ * connections, which change only with the workflow's geometry, and the
+ * whole picture, the base with the steps and labels over it, which changes
+ * with a step's state or the selection. The picture is opaque, so that
+ * showing it is a copy. */
+typedef struct
+{
+  gint64         key;
+  int            tx;
+  int            ty;
+  cairo_surface_t *base;
+  GskRenderNode *node;
+  GArray        *signatures;
+  guint          names_hash;
+  guint64        used;
+} SkCanvasTile;
+
+/* A name or a condition drawn unscaled zoomed out, where it overlaps no
+ * other: its box in the model scaled by the zoom, so that it is the same
+ * wherever the view is. */
+typedef struct
+{
+  SkCanvasItem    *item;
+  PangoLayout     *layout;
+  graphene_rect_t  rect;
+  GdkRGBA          color;
+  guint            condition : 1;
+  guint            proposed : 1;
+  guint            struck : 1;
+} SkCanvasPlaced;
+
+typedef struct
+{
+  /* The grid: cells of @cell model units from (x0, y0), holding the
+   * positions of the steps whose centres are in them and the indices of
+   * the connections whose boxes meet them; long connections aside. */
+  gboolean     index_valid;
+  GArray      *edges;
+  GArray      *long_edges;
+  double       cell;
+  double       x0;
+  double       y0;
+  int          cols;
+  int          rows;
+  guint        n_cells;
+  GArray     **item_cells;
+  GArray     **edge_cells;
+  GArray      *item_stamps;
+  GArray      *edge_stamps;
+  guint        stamp;
+
+  /* The tiles, by position, and what they were drawn for. */
+  GHashTable  *tiles;
+  double       zoom;
+  int          scale;
+  gboolean     dark;
+  gboolean     cairo;
+  guint64      frame;
+
+  /* The names placed zoomed out, and what they were placed for. */
+  GArray      *placed;
+  guint64      placement_key;
+  gboolean     placement_valid;
+  guint        names_serial;
+
+  /* The connections of the dragged steps, drawn over the tiles with them:
+   * pairs of items, from and to. */
+  GPtrArray   *moving_edges;
+} SkCanvasTiles;
 
 /* Which tool owns the sequence of the primary button's drag. */
 typedef enum
@@ -124,7 +223,6 @@ struct _SkCanvas
   GtkSelectionModel   *selection;
   GtkWidget           *popover;
   GCancellable        *layout_cancellable;
-  GskRenderNode       *edge_cache;
   PangoLayout         *state_layouts[SK_NODE_STATE_AWAITING_APPROVAL + 1];
 
   /* One SkCanvasItem per step, in the workflow's order, so an item's index
@@ -147,6 +245,9 @@ struct _SkCanvas
   SkCanvasDrag         drag;
   SkCanvasMoveTool     move;
   SkCanvasRubberBand   rubber;
+  /* Where the button of the click under way went down, in widget pixels. */
+  double               press_x;
+  double               press_y;
   SkCanvasPanTool      pan;
   SkCanvasConnectTool  connect;
   SkCanvasHoverTool    hover;
@@ -180,6 +281,8 @@ struct _SkCanvas
   GPtrArray           *find_matches;
   guint                find_index;
   GskRenderNode       *minimap_cache;
+  cairo_surface_t     *minimap_surface;
+  GArray              *minimap_states;
   guint64              minimap_key;
   gpointer             undo_toast;
 
@@ -191,10 +294,15 @@ struct _SkCanvas
   guint                names_painted;
 
   /* A chat's proposed changes, drawn over the workflow, and the picture of
-   * their marks over the steps, kept like edge_cache. */
+   * their marks over the steps, kept until the view or they change. */
   SkChangeset         *changeset;
   SkCanvasProposal    *proposal;
   GskRenderNode       *proposal_cache;
+  double               proposal_key[3];
+
+  /* The picture of the workflow in tiles, and the grid over it
+   * (sk-canvas-tiles.c). */
+  SkCanvasTiles       *tiles;
 };
 
 /* Steps that are at work, running or having their code written, are
@@ -326,6 +434,8 @@ void          _sk_canvas_find_step            (SkCanvas               *self,
 void          _sk_canvas_snapshot             (GtkWidget              *widget,
                                                GtkSnapshot            *snapshot);
 void          _sk_canvas_invalidate_edges     (SkCanvas               *self);
+void          _sk_canvas_node_changed         (SkCanvas               *self,
+                                               SkCanvasItem           *item);
 void          _sk_canvas_clear_text_caches    (SkCanvas               *self);
 void          _sk_canvas_edge_route           (SkCanvasItem           *from,
                                                SkCanvasItem           *to,
@@ -345,6 +455,38 @@ gboolean      _sk_canvas_proposal_bounds      (SkCanvas               *self,
 gboolean      _sk_canvas_proposal_step_at     (SkCanvas               *self,
                                                double                  x,
                                                double                  y);
+
+/* sk-canvas-tiles.c: the grid over the workflow and the tiles */
+SkCanvasTiles *_sk_canvas_tiles_new           (void);
+void          _sk_canvas_tiles_free           (SkCanvasTiles          *tiles);
+void          _sk_canvas_tiles_invalidate     (SkCanvas               *self);
+void          _sk_canvas_tiles_drop           (SkCanvas               *self);
+void          _sk_canvas_tiles_index_stale    (SkCanvas               *self);
+void          _sk_canvas_item_bounds          (SkCanvas               *self,
+                                               SkCanvasItem           *item,
+                                               graphene_rect_t        *rect);
+void          _sk_canvas_index_ensure         (SkCanvas               *self);
+void          _sk_canvas_index_items          (SkCanvas               *self,
+                                               const graphene_rect_t  *rect,
+                                               GArray                 *out);
+void          _sk_canvas_index_edges          (SkCanvas               *self,
+                                               const graphene_rect_t  *rect,
+                                               GArray                 *out);
+SkCanvasItem *_sk_canvas_index_item_at        (SkCanvas               *self,
+                                               double                  mx,
+                                               double                  my);
+SkCanvasTile *_sk_canvas_tiles_lookup         (SkCanvas               *self,
+                                               int                     tx,
+                                               int                     ty);
+void          _sk_canvas_tiles_insert         (SkCanvas               *self,
+                                               SkCanvasTile           *tile);
+void          _sk_canvas_tiles_trim           (SkCanvas               *self,
+                                               guint                   keep);
+gboolean      _sk_canvas_cairo_renderer       (SkCanvas               *self);
+GskRenderNode *_sk_canvas_picture_node        (SkCanvas               *self,
+                                               cairo_surface_t        *surface,
+                                               int                     width,
+                                               int                     height);
 
 /* sk-canvas-tools.c: the gestures */
 void          _sk_canvas_tools_init           (SkCanvas               *self);

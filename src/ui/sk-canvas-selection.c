@@ -421,6 +421,7 @@ _sk_canvas_edge_hit (SkCanvas  *self,
                      SkNode   **prior,
                      SkNode   **node)
 {
+  g_autoptr(GArray) edges = NULL;
   double mx, my;
   double tolerance = EDGE_TOLERANCE / self->zoom;
   graphene_rect_t near;
@@ -431,39 +432,40 @@ _sk_canvas_edge_hit (SkCanvas  *self,
   _sk_canvas_widget_to_model (self, x, y, &mx, &my);
   near = GRAPHENE_RECT_INIT (mx - tolerance, my - tolerance, 2 * tolerance, 2 * tolerance);
 
-  for (guint i = self->items->len; i > 0; i--)
+  /* The grid gives the connections near the point, in the order they are
+   * drawn. */
+  edges = g_array_new (FALSE, FALSE, sizeof (guint));
+  _sk_canvas_index_edges (self, &near, edges);
+
+  for (guint i = edges->len; i > 0; i--)
     {
-      SkCanvasItem *to = g_ptr_array_index (self->items, i - 1);
-      const char * const *priors = sk_node_get_priors (to->node);
+      const SkCanvasEdge *edge = &g_array_index (self->tiles->edges, SkCanvasEdge,
+                                                 g_array_index (edges, guint, i - 1));
+      SkCanvasItem *from = g_ptr_array_index (self->items, edge->from);
+      SkCanvasItem *to = g_ptr_array_index (self->items, edge->to);
+      double p[8];
+      double last_x, last_y;
 
-      for (guint j = 0; priors != NULL && priors[j] != NULL; j++)
+      /* A dragged step's connections are routed where it is now. */
+      _sk_canvas_edge_route (from, to, p);
+      if (!_sk_canvas_edge_visible (p, &near))
+        continue;
+
+      last_x = p[0];
+      last_y = p[1];
+      for (int k = 1; k <= EDGE_HIT_SAMPLES; k++)
         {
-          SkCanvasItem *from = _sk_canvas_lookup_item (self, sk_project_get_node (self->project, priors[j]));
-          double p[8];
-          double last_x, last_y;
+          double bx, by;
 
-          if (from == NULL)
-            continue;
-          _sk_canvas_edge_route (from, to, p);
-          if (!_sk_canvas_edge_visible (p, &near))
-            continue;
-
-          last_x = p[0];
-          last_y = p[1];
-          for (int k = 1; k <= EDGE_HIT_SAMPLES; k++)
+          _sk_canvas_cubic_point (p, (double) k / EDGE_HIT_SAMPLES, &bx, &by);
+          if (distance_to_segment (mx, my, last_x, last_y, bx, by) <= tolerance)
             {
-              double bx, by;
-
-              _sk_canvas_cubic_point (p, (double) k / EDGE_HIT_SAMPLES, &bx, &by);
-              if (distance_to_segment (mx, my, last_x, last_y, bx, by) <= tolerance)
-                {
-                  *prior = from->node;
-                  *node = to->node;
-                  return TRUE;
-                }
-              last_x = bx;
-              last_y = by;
+              *prior = from->node;
+              *node = to->node;
+              return TRUE;
             }
+          last_x = bx;
+          last_y = by;
         }
     }
 

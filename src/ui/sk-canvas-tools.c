@@ -196,6 +196,17 @@ _sk_canvas_click (SkCanvas        *self,
 }
 
 static void
+click_pressed_cb (SkCanvas        *self,
+                  int              n_press,
+                  double           x,
+                  double           y,
+                  GtkGestureClick *gesture)
+{
+  self->press_x = x;
+  self->press_y = y;
+}
+
+static void
 click_released_cb (SkCanvas        *self,
                    int              n_press,
                    double           x,
@@ -204,6 +215,12 @@ click_released_cb (SkCanvas        *self,
 {
   guint button = gtk_gesture_single_get_current_button (GTK_GESTURE_SINGLE (gesture));
   GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+
+  /* The click gesture does not always give way to a drag whose pointer
+   * jumped far in one motion event, as it does under Xvfb or a slow
+   * machine; a rubber band ending on empty space would then add a step. */
+  if (hypot (x - self->press_x, y - self->press_y) >= DRAG_THRESHOLD)
+    return;
 
   _sk_canvas_click (self, x, y, button, state, n_press);
 }
@@ -241,6 +258,24 @@ move_begin (SkCanvas *self,
   self->drag = SK_CANVAS_DRAG_PENDING_MOVE;
 }
 
+/* Dragged steps are left out of the tiles and drawn over them, so that
+ * moving them costs what drawing them does; the tiles are drawn again
+ * without them when the drag begins, and with them when it ends. */
+static void
+set_moving (SkCanvas *self,
+            gboolean  moving)
+{
+  for (guint i = 0; i < self->move.origins->len; i++)
+    {
+      SkCanvasItem *item = _sk_canvas_lookup_item (self, g_array_index (self->move.origins, Origin, i).node);
+
+      if (item != NULL)
+        item->moving = moving;
+    }
+
+  _sk_canvas_invalidate_edges (self);
+}
+
 static void
 move_update (SkCanvas *self,
              double    offset_x,
@@ -252,6 +287,7 @@ move_update (SkCanvas *self,
         return;
       _sk_canvas_history_begin (self, self->move.origins->len == 1 ? _("Move Step") : _("Move Steps"));
       self->drag = SK_CANVAS_DRAG_MOVE;
+      set_moving (self, TRUE);
     }
 
   for (guint i = 0; i < self->move.origins->len; i++)
@@ -384,7 +420,10 @@ _sk_canvas_drag_end (SkCanvas *self,
   _sk_canvas_drag_update (self, offset_x, offset_y);
 
   if (self->drag == SK_CANVAS_DRAG_MOVE)
-    _sk_canvas_history_end (self);
+    {
+      set_moving (self, FALSE);
+      _sk_canvas_history_end (self);
+    }
   else if (self->drag == SK_CANVAS_DRAG_RUBBER && hypot (offset_x, offset_y) >= DRAG_THRESHOLD)
     rubber_band_end (self);
 
@@ -401,7 +440,10 @@ void
 _sk_canvas_abandon_drag (SkCanvas *self)
 {
   if (self->drag == SK_CANVAS_DRAG_MOVE)
-    _sk_canvas_history_end (self);
+    {
+      set_moving (self, FALSE);
+      _sk_canvas_history_end (self);
+    }
   self->drag = SK_CANVAS_DRAG_NONE;
   g_array_set_size (self->move.origins, 0);
 }
@@ -629,6 +671,7 @@ _sk_canvas_tools_init (SkCanvas *self)
 
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), 0);
+  g_signal_connect_object (click, "pressed", G_CALLBACK (click_pressed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (click));
 

@@ -154,7 +154,9 @@ _sk_canvas_pan_to (SkCanvas *self,
   self->auto_fit = FALSE;
   self->offset_x = offset_x;
   self->offset_y = offset_y;
-  _sk_canvas_invalidate_edges (self);
+
+  /* The tiles stay: they are drawn where the view puts them. */
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void
@@ -273,18 +275,28 @@ _sk_canvas_node_at (SkCanvas *self,
                     double    x,
                     double    y)
 {
+  SkCanvasItem *item;
   double mx, my;
 
   _sk_canvas_widget_to_model (self, x, y, &mx, &my);
 
-  /* The last item is drawn on top, so it is hit first. */
-  for (guint i = self->items->len; i > 0; i--)
+  /* While steps are dragged the grid would be made again for every move;
+   * looking at all steps costs less then. The last drawn, which is on
+   * top, is hit first. */
+  if (self->drag == SK_CANVAS_DRAG_MOVE)
     {
-      SkCanvasItem *item = g_ptr_array_index (self->items, i - 1);
+      for (guint i = self->items->len; i > 0; i--)
+        {
+          item = g_ptr_array_index (self->items, i - 1);
 
-      if (fabs (mx - item->x) <= NODE_W / 2 && fabs (my - item->y) <= NODE_H / 2)
-        return item->node;
+          if (fabs (mx - item->x) <= NODE_W / 2 && fabs (my - item->y) <= NODE_H / 2)
+            return item->node;
+        }
+
+      return NULL;
     }
 
-  return NULL;
+  item = _sk_canvas_index_item_at (self, mx, my);
+
+  return item != NULL ? item->node : NULL;
 }

@@ -237,6 +237,7 @@ node_notify_cb (SkCanvas   *self,
   if (item == NULL)
     return;
 
+  item->serial++;
   _sk_canvas_item_changed (self, item, name);
 
   if (g_str_equal (name, "x") || g_str_equal (name, "y") || g_str_equal (name, "has-position"))
@@ -248,7 +249,16 @@ node_notify_cb (SkCanvas   *self,
           g_ptr_array_find (self->items, item, &index);
           grid_position (index, &item->x, &item->y);
         }
-      _sk_canvas_invalidate_edges (self);
+
+      /* A dragged step is drawn over the tiles, which leave it out, so
+       * moving it draws none of them again. */
+      if (item->moving)
+        {
+          _sk_canvas_tiles_index_stale (self);
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+        }
+      else
+        _sk_canvas_invalidate_edges (self);
     }
   else if (g_str_equal (name, "name"))
     {
@@ -277,6 +287,17 @@ node_notify_cb (SkCanvas   *self,
 }
 
 static void
+node_changed_cb (SkCanvas *self,
+                 SkNode   *node)
+{
+  SkCanvasItem *item = _sk_canvas_lookup_item (self, node);
+
+  if (item != NULL)
+    _sk_canvas_node_changed (self, item);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
 add_item (SkCanvas *self,
           SkNode   *node,
           guint     index)
@@ -294,7 +315,7 @@ add_item (SkCanvas *self,
    * step. A change of the step's "skele" member alone, such as a condition
    * or a gate, comes without a property's notification. */
   g_signal_connect_swapped (node, "notify", G_CALLBACK (node_notify_cb), self);
-  g_signal_connect_swapped (node, "changed", G_CALLBACK (gtk_widget_queue_draw), self);
+  g_signal_connect_swapped (node, "changed", G_CALLBACK (node_changed_cb), self);
   _sk_canvas_item_changed (self, item, "state");
   set_item_busy (self, item, _sk_canvas_state_is_busy (sk_node_get_state (node)));
 }
@@ -419,7 +440,9 @@ sk_canvas_size_allocate (GtkWidget *widget,
       _sk_canvas_fit_to_view (self);
     }
 
-  _sk_canvas_invalidate_edges (self);
+  /* The tiles do not depend on the size; the proposal's picture does. */
+  g_clear_pointer (&self->proposal_cache, gsk_render_node_unref);
+  gtk_widget_queue_draw (widget);
   _sk_canvas_overlays_allocate (self, width, height);
 
   if (self->popover != NULL)
@@ -451,7 +474,7 @@ sk_canvas_dispose (GObject *object)
   g_clear_object (&self->history);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
   _sk_canvas_overlays_dispose (self);
-  g_clear_pointer (&self->edge_cache, gsk_render_node_unref);
+  _sk_canvas_tiles_invalidate (self);
   _sk_canvas_clear_text_caches (self);
   _sk_canvas_paint_dispose (self);
 
@@ -465,6 +488,7 @@ sk_canvas_finalize (GObject *object)
 
   g_ptr_array_unref (self->items);
   g_hash_table_unref (self->by_node);
+  g_clear_pointer (&self->tiles, _sk_canvas_tiles_free);
   _sk_canvas_tools_finalize (self);
 
   G_OBJECT_CLASS (sk_canvas_parent_class)->finalize (object);
@@ -636,6 +660,7 @@ sk_canvas_init (SkCanvas *self)
 {
   self->items = g_ptr_array_new_with_free_func (item_free);
   self->by_node = g_hash_table_new (NULL, NULL);
+  self->tiles = _sk_canvas_tiles_new ();
   self->owns_selection = TRUE;
   self->zoom = 1.0;
   self->offset_x = 120;

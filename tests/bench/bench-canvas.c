@@ -14,13 +14,17 @@
  * GtkWidgetPaintable outside a widget's snapshot only replays the last frame
  * the window drew, so it would not measure the canvas at all.
  *
- * Environment: SKELE_BENCH_FRAMES (frames per median, default 20).
+ * Environment: SKELE_BENCH_FRAMES (frames per median, default 20) and
+ * SKELE_BENCH_SIZES (the workflows' sizes to measure, such as "0,5000";
+ * default all), SKELE_BENCH_PICTURES (a folder to save a frame of each
+ * row in).
  */
 
 #define G_LOG_DOMAIN "bench-canvas"
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +62,22 @@ typedef struct
   gint64     paint_time;
   guint      painted;
   int        pan;
+
+  /* What the window rows do each frame: the drag's offset, and the steps
+   * of a live run, which take turns at running. */
+  double     drag_x;
+  double     drag_y;
+  int        drag_dir;
+  GPtrArray *run_nodes;
+  guint      run_next;
+
+  /* The process's processor time per frame in the last window_frame_ms(),
+   * which the load of other processes changes less than the interval. */
+  double     cpu_ms;
 } Bench;
+
+/* What the window's rows do before each frame. */
+typedef void (*FrameAction) (Bench *bench);
 
 /* Helpers ---------------------------------------------------------------- */
 
@@ -99,6 +118,26 @@ process_age_ms (void)
 
   start_s = g_ascii_strtoull (fields[19], NULL, 10) / (double) ticks;
   return (now.tv_sec + now.tv_nsec / 1e9 - start_s) * 1000.0;
+}
+
+/* Whether SKELE_BENCH_SIZES, a list such as "0,5000", names @n_nodes; all
+ * sizes are measured without it. The empty canvas is always measured,
+ * since the other rows are given as multiples of it. */
+static gboolean
+wanted_size (guint n_nodes)
+{
+  const char *sizes = g_getenv ("SKELE_BENCH_SIZES");
+  g_auto(GStrv) list = NULL;
+
+  if (sizes == NULL || *sizes == '\0' || n_nodes == 0)
+    return TRUE;
+
+  list = g_strsplit (sizes, ",", 0);
+  for (guint i = 0; list[i] != NULL; i++)
+    if (g_ascii_strtoull (list[i], NULL, 10) == n_nodes)
+      return TRUE;
+
+  return FALSE;
 }
 
 static void
@@ -316,6 +355,37 @@ time_frame (Bench    *bench,
   return frame;
 }
 
+/* With SKELE_BENCH_PICTURES set to a folder, saves the frame there as
+ * canvas-N-VIEW.png, to look at what was measured. */
+static void
+save_frame (Bench      *bench,
+            guint       n_nodes,
+            const char *view)
+{
+  const char *folder = g_getenv ("SKELE_BENCH_PICTURES");
+  GtkWidget *widget = GTK_WIDGET (bench->canvas);
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (bench->window));
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  GtkSnapshot *snapshot;
+
+  if (folder == NULL)
+    return;
+
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (renderer, node,
+                                         &GRAPHENE_RECT_INIT (0, 0,
+                                                              gtk_widget_get_width (widget),
+                                                              gtk_widget_get_height (widget)));
+  name = g_strdup_printf ("canvas-%u-%s.png", n_nodes, view);
+  path = g_build_filename (folder, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+}
+
 static Frame
 median_frame (Bench    *bench,
               gboolean  redraw,
@@ -344,27 +414,48 @@ median_frame (Bench    *bench,
   return result;
 }
 
-/* Frames drawn in the window while the view moves a pixel every frame: the
+/* Frames drawn in the window while something changes each frame: the
  * interval between painted frames, which the frame clock holds at about
  * 16.7 ms or more. */
 static gboolean
-pan_tick_cb (GtkWidget     *widget,
-             GdkFrameClock *clock,
-             gpointer       user_data)
+action_tick_cb (GtkWidget     *widget,
+                GdkFrameClock *clock,
+                gpointer       user_data)
 {
-  nudge_view (user_data);
+  FrameAction action = user_data;
+  Bench *bench = g_object_get_data (G_OBJECT (widget), "bench");
+
+  action (bench);
   return G_SOURCE_CONTINUE;
 }
 
+/* The processor time this process has used, its threads' (llvmpipe's
+ * for the GL renderer) included, in milliseconds. */
 static double
-window_frame_ms (Bench *bench)
+cpu_time_ms (void)
+{
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_SELF, &usage) != 0)
+    return 0;
+
+  return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
+}
+
+static double
+window_frame_ms (Bench       *bench,
+                 FrameAction  action)
 {
   double intervals[WINDOW_FRAMES];
+  double cpu_start;
   gint64 last;
   guint tick_id;
 
-  tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (bench->canvas), pan_tick_cb, bench, NULL);
+  g_object_set_data (G_OBJECT (bench->canvas), "bench", bench);
+  tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (bench->canvas), action_tick_cb, action, NULL);
   wait_for_frames (bench, WARM_UP_FRAMES);
+  cpu_start = cpu_time_ms ();
   last = g_get_monotonic_time ();
   for (guint i = 0; i < WINDOW_FRAMES; i++)
     {
@@ -375,9 +466,189 @@ window_frame_ms (Bench *bench)
       intervals[i] = ms_between (last, now);
       last = now;
     }
+  bench->cpu_ms = (cpu_time_ms () - cpu_start) / WINDOW_FRAMES;
   gtk_widget_remove_tick_callback (GTK_WIDGET (bench->canvas), tick_id);
 
   return sk_test_median (intervals, WINDOW_FRAMES);
+}
+
+/* Panning: the view moves a pixel every frame. */
+static void
+pan_action (Bench *bench)
+{
+  nudge_view (bench);
+}
+
+/* Dragging a step: the step moves a pixel every frame, through the
+ * canvas's drag tool as the pointer would move it. */
+static void
+drag_action (Bench *bench)
+{
+  bench->drag_dir = bench->drag_dir == 1 ? -1 : 1;
+  bench->drag_x += bench->drag_dir;
+  _sk_canvas_drag_update (bench->canvas, bench->drag_x, bench->drag_y);
+}
+
+/* Rubber-band selection: the band grows and shrinks a pixel every frame. */
+static void
+rubber_action (Bench *bench)
+{
+  drag_action (bench);
+}
+
+/* A live run: every frame one step starts running and the one that
+ * started a few frames before succeeds, so that about ten steps are busy
+ * (and animated) at a time. */
+#define RUN_BUSY 10
+
+static void
+run_action (Bench *bench)
+{
+  guint n = bench->run_nodes->len;
+
+  if (n == 0)
+    return;
+  sk_node_set_state (g_ptr_array_index (bench->run_nodes, bench->run_next % n),
+                     SK_NODE_STATE_RUNNING);
+  if (bench->run_next >= RUN_BUSY)
+    sk_node_set_state (g_ptr_array_index (bench->run_nodes, (bench->run_next - RUN_BUSY) % n),
+                       SK_NODE_STATE_SUCCEEDED);
+  bench->run_next++;
+}
+
+/* The step nearest to the middle of the view, where a person would grab
+ * one. */
+static SkNode *
+middle_node (Bench *bench)
+{
+  SkProject *project = sk_canvas_get_project (bench->canvas);
+  guint n = project != NULL ? g_list_model_get_n_items (G_LIST_MODEL (project)) : 0;
+  graphene_rect_t view;
+  graphene_point_t centre;
+  SkNode *best = NULL;
+  double best_distance = G_MAXDOUBLE;
+
+  _sk_canvas_visible_model_rect (bench->canvas, &view);
+  graphene_rect_get_center (&view, &centre);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+      double mx, my;
+
+      sk_node_get_position (node, &mx, &my);
+      if (hypot (mx - centre.x, my - centre.y) < best_distance)
+        {
+          best_distance = hypot (mx - centre.x, my - centre.y);
+          best = node;
+        }
+    }
+
+  return best;
+}
+
+static double
+window_drag_ms (Bench *bench,
+                guint  n_nodes)
+{
+  SkNode *node = middle_node (bench);
+  double mx, my, x, y, ms;
+
+  if (node == NULL)
+    return -1;
+
+  sk_node_get_position (node, &mx, &my);
+  _sk_canvas_model_to_widget (bench->canvas, mx, my, &x, &y);
+  if (!_sk_canvas_drag_begin (bench->canvas, x, y, 0))
+    return -1;
+  /* Past the threshold, so that the step moves from the first frame. */
+  bench->drag_x = 10;
+  bench->drag_y = 0;
+  _sk_canvas_drag_update (bench->canvas, bench->drag_x, bench->drag_y);
+  save_frame (bench, n_nodes, sk_canvas_get_zoom (bench->canvas) == 1.0 ? "1to1-drag" : "fit-drag");
+  ms = window_frame_ms (bench, drag_action);
+  _sk_canvas_drag_end (bench->canvas, bench->drag_x, bench->drag_y);
+
+  return ms;
+}
+
+/* The band starts in empty space, the first found from the top left
+ * corner, and spans a third of the view. */
+static double
+window_rubber_ms (Bench *bench)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (bench->canvas));
+  int height = gtk_widget_get_height (GTK_WIDGET (bench->canvas));
+  double x = -1, y = -1, ms;
+  g_autoptr(GtkBitset) none = gtk_bitset_new_empty ();
+
+  /* From the top left corner, where zoomed to fit there is the margin
+   * around the workflow. */
+  for (int row = 2; row < height / 2 && x < 0; row += 3)
+    for (int col = 2; col < width / 2 && x < 0; col += 3)
+      {
+        SkNode *prior, *node;
+
+        if (_sk_canvas_node_at (bench->canvas, col, row) == NULL &&
+            !_sk_canvas_edge_hit (bench->canvas, col, row, &prior, &node))
+          {
+            x = col;
+            y = row;
+          }
+      }
+
+  if (x < 0 || !_sk_canvas_drag_begin (bench->canvas, x, y, 0) ||
+      bench->canvas->drag != SK_CANVAS_DRAG_RUBBER)
+    {
+      _sk_canvas_abandon_drag (bench->canvas);
+      return -1;
+    }
+
+  bench->drag_x = width / 3.0;
+  bench->drag_y = height / 3.0;
+  _sk_canvas_drag_update (bench->canvas, bench->drag_x, bench->drag_y);
+  ms = window_frame_ms (bench, rubber_action);
+  _sk_canvas_drag_end (bench->canvas, bench->drag_x, bench->drag_y);
+  _sk_canvas_select_items (bench->canvas, none, FALSE);
+
+  return ms;
+}
+
+/* The steps that take turns at running are those in view, or a hundred of
+ * them when more are. */
+static double
+window_run_ms (Bench *bench)
+{
+  SkProject *project = sk_canvas_get_project (bench->canvas);
+  guint n = project != NULL ? g_list_model_get_n_items (G_LIST_MODEL (project)) : 0;
+  graphene_rect_t view;
+  double ms;
+
+  _sk_canvas_visible_model_rect (bench->canvas, &view);
+  bench->run_nodes = g_ptr_array_new_with_free_func (g_object_unref);
+  bench->run_next = 0;
+  for (guint i = 0; i < n && bench->run_nodes->len < 100; i++)
+    {
+      g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (project), i);
+      double mx, my;
+
+      sk_node_get_position (node, &mx, &my);
+      if (graphene_rect_contains_point (&view, &GRAPHENE_POINT_INIT (mx, my)))
+        g_ptr_array_add (bench->run_nodes, g_steal_pointer (&node));
+    }
+
+  if (bench->run_nodes->len == 0)
+    {
+      g_clear_pointer (&bench->run_nodes, g_ptr_array_unref);
+      return -1;
+    }
+
+  ms = window_frame_ms (bench, run_action);
+
+  for (guint i = 0; i < bench->run_nodes->len; i++)
+    sk_node_set_state (g_ptr_array_index (bench->run_nodes, i), SK_NODE_STATE_IDLE);
+  g_clear_pointer (&bench->run_nodes, g_ptr_array_unref);
+
+  return ms;
 }
 
 /* What the frame shows: steps whose box meets the view, edges whose
@@ -463,7 +734,7 @@ print_header (void)
 {
   g_print ("%5s %5s %4s %4s %15s | %-27s | %-27s | %6s\n",
            "", "", "", "", "in view",
-           "  redraw (edges rebuilt)", "  cached (no change)", "window");
+           "  panned 1 px", "  unchanged", "window");
   g_print ("%5s %5s %4s %4s %4s %5s %5s | %6s %6s %6s %6s | %6s %6s %6s %6s | %6s\n",
            "nodes", "edges", "view", "zoom", "node", "edge", "cross",
            "build", "render", "total", "xempty",
@@ -493,11 +764,68 @@ print_row (guint        n_nodes,
            window_ms);
 }
 
+/* The window's rows: the interval between frames while panning, dragging
+ * a step, drawing a rubber band and during a live run, and each as a
+ * multiple of the interval while panning the empty canvas. */
+typedef struct
+{
+  guint  n_nodes;
+  char   view[4];
+  double zoom;
+  /* Interval and processor time per frame: pan, drag, rubber band, run. */
+  double ms[4];
+  double cpu[4];
+} WindowRow;
+
+static void
+print_window_cell (double ms,
+                   double cpu,
+                   double empty_ms,
+                   double empty_cpu)
+{
+  if (ms < 0)
+    g_print (" | %5s %5s %5s %5s", "-", "-", "-", "-");
+  else
+    g_print (" | %5.1f %5.2f %5.1f %5.2f", ms, ms / empty_ms, cpu, cpu / empty_cpu);
+}
+
+static void
+print_window_rows (GArray *rows)
+{
+  double empty_ms = 0, empty_cpu = 0;
+
+  for (guint i = 0; i < rows->len; i++)
+    if (g_array_index (rows, WindowRow, i).n_nodes == 0)
+      {
+        empty_ms = g_array_index (rows, WindowRow, i).ms[0];
+        empty_cpu = g_array_index (rows, WindowRow, i).cpu[0];
+      }
+  if (empty_ms <= 0 || empty_cpu <= 0)
+    return;
+
+  g_print ("%5s %4s %5s | %-23s | %-23s | %-23s | %-23s\n",
+           "", "", "", "          pan", "       drag step", "      rubber band", "        live run");
+  g_print ("%5s %4s %5s", "nodes", "view", "zoom");
+  for (guint k = 0; k < 4; k++)
+    g_print (" | %5s %5s %5s %5s", "ms", "x", "cpu", "x");
+  g_print ("\n");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const WindowRow *row = &g_array_index (rows, WindowRow, i);
+
+      g_print ("%5u %4s %5.3f", row->n_nodes, row->view, row->zoom);
+      for (guint k = 0; k < 4; k++)
+        print_window_cell (row->ms[k], row->cpu[k], empty_ms, empty_cpu);
+      g_print ("\n");
+    }
+}
+
 static void
 measure_workflow (Bench       *bench,
                   guint        n_nodes,
                   guint        n_frames,
-                  Frame       *empty)
+                  Frame       *empty,
+                  GArray      *window_rows)
 {
   g_autoptr(SkProject) project = NULL;
   guint n_edges;
@@ -521,9 +849,25 @@ measure_workflow (Bench       *bench,
         break;
       wait_for_frames (bench, 2);
 
+      save_frame (bench, n_nodes, view == 0 ? "1to1" : "fit");
       redraw = median_frame (bench, TRUE, n_frames);
       cached = median_frame (bench, FALSE, n_frames);
-      window_ms = window_frame_ms (bench);
+      window_ms = window_frame_ms (bench, pan_action);
+
+      {
+        WindowRow row = { n_nodes, "", sk_canvas_get_zoom (bench->canvas), { 0, }, { 0, } };
+
+        g_strlcpy (row.view, view == 0 ? "1:1" : "fit", sizeof row.view);
+        row.ms[0] = window_ms;
+        row.cpu[0] = bench->cpu_ms;
+        row.ms[1] = window_drag_ms (bench, n_nodes);
+        row.cpu[1] = bench->cpu_ms;
+        row.ms[2] = window_rubber_ms (bench);
+        row.cpu[2] = bench->cpu_ms;
+        row.ms[3] = window_run_ms (bench);
+        row.cpu[3] = bench->cpu_ms;
+        g_array_append_val (window_rows, row);
+      }
 
       if (n_nodes == 0)
         *empty = redraw;
@@ -551,6 +895,7 @@ main (int   argc,
   guint launch_edges;
   Bench *bench;
   Frame empty = { 0, 0, 1 };
+  g_autoptr(GArray) window_rows = g_array_new (FALSE, FALSE, sizeof (WindowRow));
   guint timeout_id;
 
   if (!gtk_init_check ())
@@ -611,14 +956,28 @@ main (int   argc,
 
   g_print ("\n2. Frames offscreen with the window's renderer, median of %u after %u warm-up "
            "frames (ms);\n"
-           "   in view: steps, edges the canvas strokes (bounding box meets the view), and edges\n"
+           "   panned: the view moved 1 px since the last frame; in view: steps, edges whose\n"
+           "   bounding box meets the view, and edges\n"
            "   whose curve crosses the view; xempty = total / total of the empty canvas;\n"
            "   window = interval between frames painted in the window while the view moves\n"
            "   1 px a frame\n\n",
            n_frames, WARM_UP_FRAMES);
   print_header ();
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
-    measure_workflow (bench, sizes[i], n_frames, &empty);
+    if (wanted_size (sizes[i]))
+      measure_workflow (bench, sizes[i], n_frames, &empty, window_rows);
+
+  g_print ("\n3. Frames painted in the window (%dx%d) while something changes each frame,\n"
+           "   median interval of %u after %u warm-up frames (ms), and this process's processor\n"
+           "   time per frame (cpu, ms, llvmpipe's threads included); x = each / the same for\n"
+           "   panning the empty canvas in the same run. pan: the view moves 1 px;\n"
+           "   drag step: the step nearest the middle moves 1 px through the drag tool;\n"
+           "   rubber band: a band over a third of the view grows or shrinks 1 px; live\n"
+           "   run: one step in view starts running and one succeeds, ~%u busy\n\n",
+           gtk_widget_get_width (GTK_WIDGET (bench->canvas)),
+           gtk_widget_get_height (GTK_WIDGET (bench->canvas)),
+           WINDOW_FRAMES, WARM_UP_FRAMES, RUN_BUSY);
+  print_window_rows (window_rows);
 
   g_print ("\n");
   print_load_average ("after");
