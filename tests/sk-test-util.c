@@ -1179,3 +1179,53 @@ sk_test_take_option (int        *argc,
 
   return found;
 }
+
+/**
+ * sk_test_print_load_average:
+ * @label: how the line starts, with the padding of the benchmark's columns
+ * @when: when it is read, such as "before"
+ *
+ * Prints the machine's load average, which a benchmark's figures are read
+ * against.
+ */
+void
+sk_test_print_load_average (const char *label,
+                            const char *when)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) fields = NULL;
+
+  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
+    return;
+
+  fields = g_strsplit (g_strstrip (contents), " ", 4);
+  if (g_strv_length (fields) >= 3)
+    g_print ("%s%s %s %s (1, 5, 15 min, %s)\n", label, fields[0], fields[1], fields[2], when);
+}
+
+/**
+ * sk_test_bench_write_file:
+ * @path: where to write
+ * @contents: what
+ * @length: its length, or -1 when it ends with a nul
+ *
+ * Writes a file of a benchmark's workflow; a benchmark reports a failure
+ * and stops rather than asserting.
+ *
+ * Returns: whether the file was written
+ */
+gboolean
+sk_test_bench_write_file (const char *path,
+                          const char *contents,
+                          gssize      length)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_file_set_contents (path, contents, length, &error))
+    {
+      g_printerr ("Could not write %s: %s\n", path, error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}

@@ -230,6 +230,11 @@ int       sk_test_compare_strings (gconstpointer a,
 gboolean  sk_test_need_skele      (const char **skele_bin,
                                    const char **examples_dir);
 void      sk_test_missing_tool    (const char  *program);
+void      sk_test_print_load_average (const char *label,
+                                      const char *when);
+gboolean  sk_test_bench_write_file (const char  *path,
+                                    const char  *contents,
+                                    gssize       length);
 gboolean  sk_test_take_option     (int         *argc,
                                    char       **argv,
                                    const char  *option);

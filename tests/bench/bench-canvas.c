@@ -140,21 +140,6 @@ wanted_size (guint n_nodes)
   return FALSE;
 }
 
-static void
-print_load_average (const char *when)
-{
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-
-  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
-    return;
-
-  fields = g_strsplit (g_strstrip (contents), " ", 4);
-  if (g_strv_length (fields) >= 3)
-    g_print ("  loadavg     %s %s %s (1, 5, 15 min, %s)\n",
-             fields[0], fields[1], fields[2], when);
-}
-
 /* Workflows -------------------------------------------------------------- */
 
 /* A workflow of @n_nodes steps on a grid of about square shape, each step
@@ -929,7 +914,7 @@ main (int   argc,
            gtk_widget_get_width (GTK_WIDGET (bench->canvas)),
            gtk_widget_get_height (GTK_WIDGET (bench->canvas)),
            gtk_widget_get_scale_factor (bench->window));
-  print_load_average ("before");
+  sk_test_print_load_average ("  loadavg     ", "before");
 
   g_print ("\n1. Launch to first frame, %u steps and %u edges, zoomed to fit (%.2f)\n",
            LAUNCH_NODES, launch_edges, sk_canvas_get_zoom (bench->canvas));
@@ -980,7 +965,7 @@ main (int   argc,
   print_window_rows (window_rows);
 
   g_print ("\n");
-  print_load_average ("after");
+  sk_test_print_load_average ("  loadavg     ", "after");
 
   bench_free (bench);
   return 0;

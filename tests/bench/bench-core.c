@@ -71,22 +71,6 @@ ms_since (gint64 start)
   return (g_get_monotonic_time () - start) / 1000.0;
 }
 
-static gboolean
-write_file (const char *path,
-            const char *contents,
-            gssize      length)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!g_file_set_contents (path, contents, length, &error))
-    {
-      g_printerr ("Could not write %s: %s\n", path, error->message);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
 /* Runs a command to its end, failing unless it exits with status 0. */
 static gboolean
 spawn_and_wait (GSubprocessLauncher  *launcher,
@@ -482,7 +466,8 @@ workflow_new (const char *tmp,
 
   json_path = g_build_filename (workflow->folder, SK_PROJECT_FILE_NAME, NULL);
   if (g_mkdir_with_parents (workflow->folder, 0755) != 0 ||
-      !write_file (json_path, workflow->process_json, workflow->process_json_length))
+      !sk_test_bench_write_file (json_path, workflow->process_json,
+                                 workflow->process_json_length))
     return NULL;
 
   for (guint i = 0; i < n_nodes; i++)
@@ -493,7 +478,8 @@ workflow_new (const char *tmp,
       g_autofree char *path = g_build_filename (folder, basename, NULL);
       g_autofree char *script = node_script (workflow->dag, i);
 
-      if (g_mkdir_with_parents (folder, 0755) != 0 || !write_file (path, script, -1))
+      if (g_mkdir_with_parents (folder, 0755) != 0 ||
+          !sk_test_bench_write_file (path, script, -1))
         return NULL;
     }
 
@@ -519,7 +505,7 @@ workflow_reset (Workflow *workflow)
       g_unlink (summary);
     }
 
-  write_file (json_path, workflow->process_json, workflow->process_json_length);
+  sk_test_bench_write_file (json_path, workflow->process_json, workflow->process_json_length);
 }
 
 static guint
@@ -712,7 +698,7 @@ write_snakefile (Workflow *workflow)
     }
 
   text = g_string_free (snakefile, FALSE);
-  return write_file (path, text, -1);
+  return sk_test_bench_write_file (path, text, -1);
 }
 
 /* Runs Snakemake with @args in @folder, its output going to
@@ -867,21 +853,6 @@ print_row (const char *what,
 }
 
 /* Other work on the machine skews the figures; say how busy it was. */
-static void
-print_load_average (const char *when)
-{
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-
-  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
-    return;
-
-  fields = g_strsplit (g_strstrip (contents), " ", 4);
-  if (g_strv_length (fields) >= 3)
-    g_print ("   loadavg    %s %s %s (1, 5, 15 min, %s)\n",
-             fields[0], fields[1], fields[2], when);
-}
-
 static double
 ratio (double a,
        double b)
@@ -1005,7 +976,7 @@ main (int   argc,
   if (wrapper != NULL)
     g_print ("; through the wrapper: %.1f ms", wrapper_ms);
   g_print ("\n   harness    %s\n", harness);
-  print_load_average ("before");
+  sk_test_print_load_average ("   loadavg    ", "before");
   g_print ("\n");
 
   load_ms = bench_load (tmp, rng);
@@ -1087,7 +1058,7 @@ main (int   argc,
     }
 
   g_print ("\n");
-  print_load_average ("after");
+  sk_test_print_load_average ("   loadavg    ", "after");
   g_print ("Summary: load+validate %u nodes %.0f ms; %u-node run, skele/baseline: "
            "spawned j2 %.2f, forked j1 %.2f, forked j2 %.2f, in-memory %.2f; "
            "skele forked j2/snakemake ",

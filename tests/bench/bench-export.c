@@ -86,21 +86,6 @@ ratio (double a,
   return a > 0 && b > 0 ? a / b : 0;
 }
 
-static void
-print_load_average (const char *when)
-{
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-
-  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
-    return;
-
-  fields = g_strsplit (g_strstrip (contents), " ", 4);
-  if (g_strv_length (fields) >= 3)
-    g_print ("   loadavg    %s %s %s (1, 5, 15 min, %s)\n",
-             fields[0], fields[1], fields[2], when);
-}
-
 /* The generated workflow ------------------------------------------------- */
 
 static void
@@ -687,7 +672,7 @@ main (int   argc,
     }
 
   g_print ("Skele-Code export benchmark (%u processors)\n", g_get_num_processors ());
-  print_load_average ("before");
+  sk_test_print_load_average ("   loadavg    ", "before");
   g_print ("   workflow   %u steps in %u layers, %u edges, %u conditions on the links out "
            "of %u decisions,\n              %u for-each steps, %u approval gates; "
            "process.json %.1f KiB\n\n",
@@ -840,7 +825,7 @@ main (int   argc,
     g_print ("%.2f\n   python     %s\n", ratio (import_ms, python_ms), python_version);
   else
     g_print ("n/a\n");
-  print_load_average ("after");
+  sk_test_print_load_average ("   loadavg    ", "after");
 
   sk_test_remove_tree (tmp);
   return 0;

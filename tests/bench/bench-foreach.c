@@ -73,22 +73,6 @@ ms_since (gint64 start)
   return (g_get_monotonic_time () - start) / 1000.0;
 }
 
-static gboolean
-write_file (const char *path,
-            const char *contents,
-            gssize      length)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!g_file_set_contents (path, contents, length, &error))
-    {
-      g_printerr ("Could not write %s: %s\n", path, error->message);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
 /* Runs a command to its end, failing unless it exits with status 0. */
 static gboolean
 spawn_and_wait (GSubprocessLauncher  *launcher,
@@ -346,7 +330,7 @@ write_script (const char *workflow,
   g_autofree char *basename = g_strconcat (key, ".py", NULL);
   g_autofree char *path = g_build_filename (folder, basename, NULL);
 
-  return g_mkdir_with_parents (folder, 0755) == 0 && write_file (path, script, -1);
+  return g_mkdir_with_parents (folder, 0755) == 0 && sk_test_bench_write_file (path, script, -1);
 }
 
 static gboolean
@@ -367,7 +351,7 @@ workflow_new (const char *tmp,
   g_autofree char *json_path = g_build_filename (folder, SK_PROJECT_FILE_NAME, NULL);
 
   if (g_mkdir_with_parents (folder, 0755) != 0 ||
-      !write_file (json_path, process_json, -1) ||
+      !sk_test_bench_write_file (json_path, process_json, -1) ||
       !set_item_count (folder, n_items) ||
       !write_script (folder, "each", each_script) ||
       !write_script (folder, "join", join_script))
@@ -589,21 +573,6 @@ print_row (const char    *what,
 }
 
 /* Other work on the machine skews the figures; say how busy it was. */
-static void
-print_load_average (const char *when)
-{
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-
-  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
-    return;
-
-  fields = g_strsplit (g_strstrip (contents), " ", 4);
-  if (g_strv_length (fields) >= 3)
-    g_print ("   loadavg    %s %s %s (1, 5, 15 min, %s)\n",
-             fields[0], fields[1], fields[2], when);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -672,7 +641,7 @@ main (int   argc,
   g_print ("\n   harness    %s\n", harness);
   g_print ("   sandbox    %s (the runner's default, as in bench-core)\n",
            sk_sandbox_policy_to_string (sk_runner_get_sandbox_policy (defaults)));
-  print_load_average ("before");
+  sk_test_print_load_average ("   loadavg    ", "before");
 
   g_print ("\nsrc -> each (for each of %u trivial items) -> join; one run each, without force\n",
            n_items);
@@ -705,7 +674,7 @@ main (int   argc,
              ok_base == n_items ? "" : "   some items failed");
 
   g_print ("\n");
-  print_load_average ("after");
+  sk_test_print_load_average ("   loadavg    ", "after");
   g_print ("Summary: %u items; wall ms per item: isolated with %u jobs %.2f, in-memory %.2f, "
            "plain loop %.2f; adding item %u: %.0f ms, %.4f of the first run; nothing changed: "
            "%.0f ms\n",

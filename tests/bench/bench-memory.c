@@ -137,37 +137,6 @@ read_memory (void)
   return memory;
 }
 
-static void
-print_load_average (const char *when)
-{
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-
-  if (!g_file_get_contents ("/proc/loadavg", &contents, NULL, NULL))
-    return;
-
-  fields = g_strsplit (g_strstrip (contents), " ", 4);
-  if (g_strv_length (fields) >= 3)
-    g_print ("   loadavg    %s %s %s (1, 5, 15 min, %s)\n",
-             fields[0], fields[1], fields[2], when);
-}
-
-static gboolean
-write_file (const char *path,
-            const char *contents,
-            gssize      length)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!g_file_set_contents (path, contents, length, &error))
-    {
-      g_printerr ("Could not write %s: %s\n", path, error->message);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
 /* Workflows -------------------------------------------------------------- */
 
 
@@ -247,13 +216,14 @@ write_workflow (const char *folder,
           g_autofree char *path = g_build_filename (step_folder, basename, NULL);
           g_autofree char *script = sk_test_bench_script (i + 1, key, NULL);
 
-          if (g_mkdir_with_parents (step_folder, 0755) != 0 || !write_file (path, script, -1))
+          if (g_mkdir_with_parents (step_folder, 0755) != 0 ||
+              !sk_test_bench_write_file (path, script, -1))
             return FALSE;
         }
     }
 
   g_string_append (json, "  }\n}\n");
-  return write_file (json_path, json->str, json->len);
+  return sk_test_bench_write_file (json_path, json->str, json->len);
 }
 
 /* The child: one window -------------------------------------------------- */
@@ -934,7 +904,7 @@ main (int   argc,
            gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
            adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),
            g_get_num_processors ());
-  print_load_average ("before");
+  sk_test_print_load_average ("   loadavg    ", "before");
 
   g_print ("\n1. Resident size with a workflow open, each size in a fresh process (MiB):\n"
            "   the empty window first (its start page), then the workflow opened in it and\n"
@@ -960,7 +930,7 @@ main (int   argc,
     }
 
   g_print ("\n");
-  print_load_average ("after");
+  sk_test_print_load_average ("   loadavg    ", "after");
 
   sk_test_remove_tree (tmp);
   return 0;
