@@ -1307,7 +1307,12 @@ start_aux (NodeRun        *node_run,
       run_mounts_init (&mounts, run);
       run_mounts_add_step (&mounts, node_run);
       mounts.mounts.cwd = node_run->folder_path;
-      node_run->aux_launch = launch_harness (node_run, &mounts.mounts, spec, &error);
+      /* The commands of the control flow are spawned: forking the one that
+       * collects a sub-workflow's outputs, right after the sub-workflow's
+       * own run, was seen to leave its end untold now and then (a run
+       * waiting for ever under the sanitizers), and they are few. */
+      node_run->aux_launch = sk_harness_launch_spawn (run->sandbox, &mounts.mounts, run->harness,
+                                                      spec, &error);
       if (node_run->aux_launch != NULL)
         {
           sk_harness_launch_wait_async (node_run->aux_launch, run->cancellable,
