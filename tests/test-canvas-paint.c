@@ -1296,6 +1296,77 @@ test_cache_invalidated (Fixture       *f,
   adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
 }
 
+/* During a run, a step's new state is drawn into the pictures of its
+ * tiles around the step only, with all that the tiles draw there; each
+ * state shows, and the frame is the one the canvas would draw from
+ * nothing. */
+static void
+test_cache_patched (Fixture       *f,
+                    gconstpointer  data)
+{
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+  SkNode *steps[6];
+  g_auto(Pixels) after = { 0, };
+  SkCanvasTile *tile;
+  cairo_surface_t *picture;
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("step %u", i + 1);
+
+      steps[i] = add_node (f, name, (i % 3) * 220.0, (i / 3) * 110.0);
+    }
+  connect (steps[0], steps[3]);
+  connect (steps[1], steps[4]);
+  connect (steps[0], steps[5]);
+  set_view (f, 1.0, 150, 0, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &after);
+
+  /* A change draws the part of the tile around the step into its picture,
+   * not a new picture. */
+  tile = tile_at (f, 0, 0);
+  picture = tile->picture;
+  g_assert_nonnull (picture);
+  sk_node_set_state (steps[0], SK_NODE_STATE_FAILED);
+  render_pixels (f, &after);
+  g_assert_true (tile_at (f, 0, 0) == tile);
+  g_assert_true (tile->picture == picture);
+  g_assert_true (is_error_red (pixel_at (f, &after, -NODE_W / 2 + 3, 0)));
+  assert_same_as_fresh (f, &after);
+
+  /* Steps start and finish, one at a time, as in a run. */
+  render_pixels (f, &after);
+  for (guint round = 0; round < 4; round++)
+    for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+      {
+        SkNodeState state = round % 2 == 0 ? SK_NODE_STATE_RUNNING : SK_NODE_STATE_SUCCEEDED;
+
+        sk_node_set_state (steps[i], i == 0 && round == 3 ? SK_NODE_STATE_FAILED : state);
+        render_pixels (f, &after);
+      }
+  g_assert_true (is_error_red (pixel_at (f, &after, -NODE_W / 2 + 3, 0)));
+  assert_same_as_fresh (f, &after);
+
+  /* The same when a click selects a step, which outlines it. */
+  render_pixels (f, &after);
+  _sk_canvas_select_only (f->canvas, steps[4]);
+  render_pixels (f, &after);
+  assert_same_as_fresh (f, &after);
+
+  /* Zoomed out, where steps are coloured boxes under their names. */
+  set_view (f, 0.3, 150, 100, WINDOW_WIDTH / 2.0, WINDOW_HEIGHT / 2.0);
+  render_pixels (f, &after);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      sk_node_set_state (steps[i], SK_NODE_STATE_QUEUED);
+      render_pixels (f, &after);
+    }
+  assert_same_as_fresh (f, &after);
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1331,6 +1402,7 @@ main (int   argc,
   ADD ("condition-label", test_condition_label);
   ADD ("control-badges", test_control_badges);
   ADD ("cache-invalidated", test_cache_invalidated);
+  ADD ("cache-patched", test_cache_patched);
 
   return g_test_run ();
 }

@@ -2394,9 +2394,9 @@ draw_rubber_band (SkCanvas    *self,
 #define TILE_SIZE 256
 /* Tiles kept beyond those in view, for panning back. */
 #define TILES_KEPT 16
-/* With the GL renderer, a dragged step's connection is drawn in this many
- * pieces. */
-#define MOVING_EDGE_PIECES 8
+/* With the GL renderer, a dragged step's connection is drawn in at most
+ * this many pieces. */
+#define MOVING_EDGE_PIECES 64
 
 static guint
 item_signature (SkCanvas     *self,
@@ -2841,14 +2841,17 @@ draw_placed (SkCanvas    *self,
 
 /* Drawing a tile ---------------------------------------------------------- */
 
-/* A new surface for a tile: opaque, and for the cairo renderer without
- * alpha, so that cairo copies it rather than blends it. */
+/* A new surface for a tile, or a part of one @width by @height: opaque,
+ * and for the cairo renderer without alpha, so that cairo copies it rather
+ * than blends it. */
 static cairo_surface_t *
-tile_surface (SkCanvas *self)
+tile_surface (SkCanvas *self,
+              int       width,
+              int       height)
 {
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   cairo_format_t format = _sk_canvas_cairo_renderer (self) ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32;
-  cairo_surface_t *surface = cairo_image_surface_create (format, TILE_SIZE * scale, TILE_SIZE * scale);
+  cairo_surface_t *surface = cairo_image_surface_create (format, width * scale, height * scale);
 
   cairo_surface_set_device_scale (surface, scale, scale);
   return surface;
@@ -2878,7 +2881,7 @@ build_tile_base (SkCanvas *self,
   graphene_rect_t model = tile_model_rect (self, tx, ty);
   double margin = 12 + 2 / self->zoom;
   g_autoptr(GArray) edges = g_array_new (FALSE, FALSE, sizeof (guint));
-  cairo_surface_t *surface = tile_surface (self);
+  cairo_surface_t *surface = tile_surface (self, TILE_SIZE, TILE_SIZE);
   graphene_rect_t near;
   cairo_t *cr = cairo_create (surface);
 
@@ -2915,19 +2918,19 @@ build_tile_base (SkCanvas *self,
   return surface;
 }
 
-static void
-build_tile_steps (SkCanvas     *self,
-                  SkCanvasTile *tile,
-                  GtkBitset    *selected,
-                  gboolean      detail,
-                  gboolean      names)
+/* What the tile draws over its base, the labels along connections, the
+ * steps and the names, in the tile's pixels; and the signatures of the
+ * steps it drew. */
+static GskRenderNode *
+tile_content (SkCanvas     *self,
+              SkCanvasTile *tile,
+              GtkBitset    *selected,
+              gboolean      detail,
+              gboolean      names)
 {
   graphene_rect_t model = tile_model_rect (self, tile->tx, tile->ty);
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GskRenderNode) content = NULL;
-  cairo_surface_t *surface;
   GtkSnapshot *snapshot;
-  cairo_t *cr;
 
   g_array_set_size (tile->signatures, 0);
 
@@ -2972,12 +2975,24 @@ build_tile_steps (SkCanvas     *self,
       tile->names_hash = tile_names_hash (self, tile->tx, tile->ty);
     }
 
-  content = gtk_snapshot_free_to_node (snapshot);
+  return gtk_snapshot_free_to_node (snapshot);
+}
 
-  /* Over a copy of the base; the snapshot holds the tile's own offset
-   * already. */
-  surface = tile_surface (self);
-  cr = cairo_create (surface);
+/* Draws @content over the base into the tile's picture, in the rectangle
+ * @x, @y, @width by @height of its pixels only. */
+static void
+draw_tile_picture (SkCanvas      *self,
+                   SkCanvasTile  *tile,
+                   GskRenderNode *content,
+                   int            x,
+                   int            y,
+                   int            width,
+                   int            height)
+{
+  cairo_t *cr = cairo_create (tile->picture);
+
+  cairo_rectangle (cr, x, y, width, height);
+  cairo_clip (cr);
   cairo_set_source_surface (cr, tile->base, 0, 0);
   cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
   cairo_paint (cr);
@@ -2987,8 +3002,77 @@ build_tile_steps (SkCanvas     *self,
   cairo_destroy (cr);
 
   g_clear_pointer (&tile->node, gsk_render_node_unref);
-  tile->node = _sk_canvas_picture_node (self, surface, TILE_SIZE, TILE_SIZE);
-  cairo_surface_destroy (surface);
+  tile->node = _sk_canvas_picture_node (self, tile->picture, TILE_SIZE, TILE_SIZE);
+}
+
+static void
+build_tile_steps (SkCanvas     *self,
+                  SkCanvasTile *tile,
+                  GtkBitset    *selected,
+                  gboolean      detail,
+                  gboolean      names)
+{
+  g_autoptr(GskRenderNode) content = tile_content (self, tile, selected, detail, names);
+
+  g_clear_pointer (&tile->picture, cairo_surface_destroy);
+  tile->picture = tile_surface (self, TILE_SIZE, TILE_SIZE);
+  draw_tile_picture (self, tile, content, 0, 0, TILE_SIZE, TILE_SIZE);
+}
+
+/* When only some steps of a tile look different, as when a run changes
+ * their states, only the part of the tile that their bounds cover is drawn
+ * again, with all that the tile draws there, into its picture: drawing all
+ * of the tile costs cairo far more. Returns %FALSE when the tile must be
+ * drawn whole. */
+static gboolean
+patch_tile (SkCanvas     *self,
+            SkCanvasTile *tile,
+            GtkBitset    *selected,
+            gboolean      detail,
+            gboolean      names)
+{
+  g_autoptr(GskRenderNode) content = NULL;
+  graphene_rect_t dirty;
+  gboolean any = FALSE;
+  int x0, y0, x1, y1;
+
+  if (tile->base == NULL || tile->picture == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < tile->signatures->len; i++)
+    {
+      SkCanvasTileSignature *sig = &g_array_index (tile->signatures, SkCanvasTileSignature, i);
+      graphene_rect_t box;
+
+      if (sig->signature == item_signature (self, sig->item, gtk_bitset_contains (selected, sig->position)))
+        continue;
+
+      /* What a step draws stays inside its bounds. */
+      _sk_canvas_item_bounds (self, sig->item, &box);
+      if (any)
+        graphene_rect_union (&dirty, &box, &dirty);
+      else
+        dirty = box;
+      any = TRUE;
+    }
+
+  if (!any)
+    return TRUE;
+
+  x0 = MAX (0, (int) floor (dirty.origin.x * self->zoom - tile->tx * TILE_SIZE));
+  y0 = MAX (0, (int) floor (dirty.origin.y * self->zoom - tile->ty * TILE_SIZE));
+  x1 = MIN (TILE_SIZE, (int) ceil ((dirty.origin.x + dirty.size.width) * self->zoom - tile->tx * TILE_SIZE));
+  y1 = MIN (TILE_SIZE, (int) ceil ((dirty.origin.y + dirty.size.height) * self->zoom - tile->ty * TILE_SIZE));
+  if (x1 <= x0 || y1 <= y0)
+    return FALSE;
+
+  /* The picture changes in place: the tile's node made of it before is
+   * not drawn again once the tile has a new one, and cairo copies a
+   * surface that a cairo node shows before the surface changes. */
+  content = tile_content (self, tile, selected, detail, names);
+  draw_tile_picture (self, tile, content, x0, y0, x1 - x0, y1 - y0);
+
+  return TRUE;
 }
 
 /* Draws the tiles that the view meets, where the view puts them: at whole
@@ -3040,7 +3124,8 @@ draw_tiles (SkCanvas    *self,
             tile->signatures = g_array_new (FALSE, FALSE, sizeof (SkCanvasTileSignature));
             _sk_canvas_tiles_insert (self, tile);
           }
-        if (tile->node == NULL || !tile_valid (self, tile, selected))
+        if (tile->node == NULL ||
+            (!tile_valid (self, tile, selected) && !patch_tile (self, tile, selected, detail, names)))
           {
             if (tile->base == NULL)
               tile->base = build_tile_base (self, tx, ty);
@@ -3071,6 +3156,121 @@ draw_tiles (SkCanvas    *self,
 
 /* Over the tiles ----------------------------------------------------------- */
 
+/* Piece @piece of @n_pieces of the connection @p, in model coordinates:
+ * straight zoomed far out, as stroke_edges() draws it, else a part of the
+ * curve. */
+static void
+moving_edge_piece (SkCanvas     *self,
+                   const double  p[8],
+                   guint         piece,
+                   guint         n_pieces,
+                   double        part[8])
+{
+  double t0 = (double) piece / n_pieces;
+  double t1 = (double) (piece + 1) / n_pieces;
+  double head[8];
+
+  if (self->zoom < CURVE_MIN_ZOOM)
+    {
+      part[0] = p[0] + (p[6] - p[0]) * t0;
+      part[1] = p[1] + (p[7] - p[1]) * t0;
+      part[6] = p[0] + (p[6] - p[0]) * t1;
+      part[7] = p[1] + (p[7] - p[1]) * t1;
+      part[2] = part[4] = part[0];
+      part[3] = part[5] = part[1];
+    }
+  else if (n_pieces == 1)
+    memcpy (part, p, sizeof head);
+  else if (piece == 0)
+    cubic_split (p, t1, TRUE, part);
+  else
+    {
+      cubic_split (p, t1, TRUE, head);
+      cubic_split (head, t0 / t1, FALSE, part);
+    }
+}
+
+/* The whole widget pixels that a piece's stroke covers, within the view:
+ * the box of its control points, which holds the curve, widened by half
+ * the line and a pixel of antialiasing, and for the last piece the
+ * arrowhead. Returns %FALSE when none is in view. */
+static gboolean
+moving_edge_piece_box (SkCanvas     *self,
+                       const double  p[8],
+                       const double  part[8],
+                       gboolean      last,
+                       double        box[4])
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  double pad = MAX (1.5, 1.0 / self->zoom) * self->zoom / 2 + 1;
+  double x0 = MIN (MIN (part[0], part[2]), MIN (part[4], part[6]));
+  double y0 = MIN (MIN (part[1], part[3]), MIN (part[5], part[7]));
+  double x1 = MAX (MAX (part[0], part[2]), MAX (part[4], part[6]));
+  double y1 = MAX (MAX (part[1], part[3]), MAX (part[5], part[7]));
+
+  /* As path_arrow() draws it. */
+  if (last && self->zoom >= CURVE_MIN_ZOOM)
+    {
+      double angle = atan2 (p[7] - p[5], p[6] - p[4]);
+
+      for (int side = -1; side <= 1; side += 2)
+        {
+          double ax = p[6] - 9 * cos (angle + side * 0.45);
+          double ay = p[7] - 9 * sin (angle + side * 0.45);
+
+          x0 = MIN (x0, ax);
+          y0 = MIN (y0, ay);
+          x1 = MAX (x1, ax);
+          y1 = MAX (y1, ay);
+        }
+    }
+
+  _sk_canvas_model_to_widget (self, x0, y0, &x0, &y0);
+  _sk_canvas_model_to_widget (self, x1, y1, &x1, &y1);
+  box[0] = MAX (0, floor (x0 - pad));
+  box[1] = MAX (0, floor (y0 - pad));
+  box[2] = MIN (width, ceil (x1 + pad));
+  box[3] = MIN (height, ceil (y1 + pad));
+
+  return box[2] > box[0] && box[3] > box[1];
+}
+
+/* How many pieces the GL renderer draws a connection in: each piece is a
+ * texture made in every frame, which costs it about as much as this many
+ * pixels of texture do, so a connection is cut where that saves more
+ * pixels than the textures cost. */
+#define MOVING_EDGE_PIECE_COST 2000.0
+
+static guint
+moving_edge_pieces (SkCanvas     *self,
+                    const double  p[8])
+{
+  guint best = 1;
+  double best_cost = G_MAXDOUBLE;
+
+  for (guint n_pieces = 1; n_pieces <= MOVING_EDGE_PIECES; n_pieces *= 2)
+    {
+      double cost = n_pieces * MOVING_EDGE_PIECE_COST;
+
+      for (guint piece = 0; piece < n_pieces; piece++)
+        {
+          double part[8], box[4];
+
+          moving_edge_piece (self, p, piece, n_pieces, part);
+          if (moving_edge_piece_box (self, p, part, piece + 1 == n_pieces, box))
+            cost += (box[2] - box[0]) * (box[3] - box[1]);
+        }
+      if (cost < best_cost)
+        {
+          best = n_pieces;
+          best_cost = cost;
+        }
+    }
+
+  return best;
+}
+
 /* The connections of the dragged steps, in widget coordinates, as
  * draw_overlay_edges() draws, in cairo nodes no larger than the view and
  * the connections need, since the GL renderer draws a cairo node into a
@@ -3081,10 +3281,8 @@ draw_moving_edges (SkCanvas    *self,
 {
   SkCanvasTiles *tiles = self->tiles;
   GdkRGBA color = is_dark () ? rgba (0x9a9996, 1) : rgba (0x77767b, 1);
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
-  int height = gtk_widget_get_height (GTK_WIDGET (self));
   double margin = 12 + 2 / self->zoom;
-  guint n_pieces = _sk_canvas_cairo_renderer (self) ? 1 : MOVING_EDGE_PIECES;
+  gboolean cairo_renderer = _sk_canvas_cairo_renderer (self);
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   graphene_rect_t view, near;
 
@@ -3110,6 +3308,7 @@ draw_moving_edges (SkCanvas    *self,
   graphene_rect_inset_r (&view, -margin, -margin, &near);
   for (guint k = 0; k + 1 < tiles->moving_edges->len; k += 2)
     {
+      guint n_pieces;
       double p[8];
 
       _sk_canvas_edge_route (g_ptr_array_index (tiles->moving_edges, k),
@@ -3117,56 +3316,31 @@ draw_moving_edges (SkCanvas    *self,
       if (!_sk_canvas_edge_visible (p, &near))
         continue;
 
-      /* For the GL renderer a connection is cut into pieces, each in a
-       * node of its own box, which together cover far less than the
+      /* For the GL renderer a long connection is cut into pieces, each in
+       * a node of its own box, which together cover far less than the
        * connection's box; the cairo renderer only replays the drawing, so
        * one node costs it less. */
+      n_pieces = cairo_renderer ? 1 : moving_edge_pieces (self, p);
       for (guint piece = 0; piece < n_pieces; piece++)
         {
-          double t0 = (double) piece / n_pieces;
-          double t1 = (double) (piece + 1) / n_pieces;
           gboolean last = piece + 1 == n_pieces;
-          double head[8], part[8];
+          double part[8], box[4];
           double x0, y0, x1, y1;
           cairo_surface_t *surface;
           cairo_t *cr;
 
-          if (self->zoom < CURVE_MIN_ZOOM)
-            {
-              part[0] = p[0] + (p[6] - p[0]) * t0;
-              part[1] = p[1] + (p[7] - p[1]) * t0;
-              part[6] = p[0] + (p[6] - p[0]) * t1;
-              part[7] = p[1] + (p[7] - p[1]) * t1;
-              part[2] = part[4] = part[0];
-              part[3] = part[5] = part[1];
-            }
-          else if (piece == 0)
-            cubic_split (p, t1, TRUE, part);
-          else
-            {
-              cubic_split (p, t1, TRUE, head);
-              cubic_split (head, t0 / t1, FALSE, part);
-            }
-
-          _sk_canvas_model_to_widget (self,
-                                      MIN (MIN (part[0], part[2]), MIN (part[4], part[6])) - 10,
-                                      MIN (MIN (part[1], part[3]), MIN (part[5], part[7])) - 10,
-                                      &x0, &y0);
-          _sk_canvas_model_to_widget (self,
-                                      MAX (MAX (part[0], part[2]), MAX (part[4], part[6])) + 10,
-                                      MAX (MAX (part[1], part[3]), MAX (part[5], part[7])) + 10,
-                                      &x1, &y1);
-          x0 = MAX (0, floor (x0));
-          y0 = MAX (0, floor (y0));
-          x1 = MIN (width, ceil (x1));
-          y1 = MIN (height, ceil (y1));
-          if (x1 <= x0 || y1 <= y0)
+          moving_edge_piece (self, p, piece, n_pieces, part);
+          if (!moving_edge_piece_box (self, p, part, last, box))
             continue;
+          x0 = box[0];
+          y0 = box[1];
+          x1 = box[2];
+          y1 = box[3];
 
           /* The GL renderer keeps what it drew of a cairo node by the
            * node's address, which a node of the next frame may take over,
            * so for it each piece is drawn here into a texture of its own. */
-          if (n_pieces == 1)
+          if (cairo_renderer)
             {
               cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x0, y0, x1 - x0, y1 - y0));
               surface = NULL;

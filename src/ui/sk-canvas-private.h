@@ -96,14 +96,15 @@ typedef struct
  * the model scaled by the zoom: its base, the background and the
  * connections, which change only with the workflow's geometry, and the
  * whole picture, the base with the steps and labels over it, which changes
- * with a step's state or the selection. The picture is opaque, so that
- * showing it is a copy. */
+ * with a step's state or the selection, as a surface and as a node. The
+ * picture is opaque, so that showing it is a copy. */
 typedef struct
 {
   gint64         key;
   int            tx;
   int            ty;
   cairo_surface_t *base;
+  cairo_surface_t *picture;
   GskRenderNode *node;
   GArray        *signatures;
   guint          names_hash;

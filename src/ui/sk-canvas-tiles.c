@@ -41,6 +41,7 @@ tile_free (gpointer data)
   SkCanvasTile *tile = data;
 
   g_clear_pointer (&tile->base, cairo_surface_destroy);
+  g_clear_pointer (&tile->picture, cairo_surface_destroy);
   g_clear_pointer (&tile->node, gsk_render_node_unref);
   g_clear_pointer (&tile->signatures, g_array_unref);
   g_free (tile);
