@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "sk-json.h"
@@ -900,34 +901,31 @@ is_save_temporary (const char *name)
 static void
 remove_stale_temporaries (GFile *folder)
 {
-  g_autoptr(GFileEnumerator) children = NULL;
+  g_autofree char *path = g_file_get_path (folder);
+  g_autoptr(GDir) dir = NULL;
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  const char *name;
 
-  children = g_file_enumerate_children (folder,
-                                        G_FILE_ATTRIBUTE_STANDARD_NAME ","
-                                        G_FILE_ATTRIBUTE_STANDARD_TYPE ","
-                                        G_FILE_ATTRIBUTE_TIME_MODIFIED,
-                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                        NULL, NULL);
-  if (children == NULL)
+  /* Only the names are read: the folder holds a folder for each step,
+   * and none of them needs looking at. */
+  if (path == NULL || (dir = g_dir_open (path, 0, NULL)) == NULL)
     return;
 
-  for (;;)
+  while ((name = g_dir_read_name (dir)) != NULL)
     {
-      GFileInfo *info;
-      GFile *child;
+      g_autofree char *child = NULL;
+      GStatBuf info;
 
-      if (!g_file_enumerator_iterate (children, &info, &child, NULL, NULL) || info == NULL)
-        break;
-
-      if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR ||
-          !is_save_temporary (g_file_info_get_name (info)) ||
-          now - (gint64) g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_TIME_MODIFIED)
-            < STALE_TEMPORARY_SECONDS)
+      if (!is_save_temporary (name))
         continue;
 
-      g_debug ("Removing %s, left by a save that did not finish", g_file_info_get_name (info));
-      g_file_delete (child, NULL, NULL);
+      child = g_build_filename (path, name, NULL);
+      if (g_lstat (child, &info) != 0 || !S_ISREG (info.st_mode) ||
+          now - (gint64) info.st_mtime < STALE_TEMPORARY_SECONDS)
+        continue;
+
+      g_debug ("Removing %s, left by a save that did not finish", name);
+      g_unlink (child);
     }
 }
 
