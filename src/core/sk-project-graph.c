@@ -886,6 +886,7 @@ validate_input_files (SkNode     *node,
 static void
 validate_node (SkProject  *self,
                SkNode     *node,
+               gboolean    scripts,
                GHashTable *keys,
                GPtrArray  *problems)
 {
@@ -950,14 +951,18 @@ validate_node (SkProject  *self,
         }
     }
 
-  if (self->folder != NULL && key[0] != '\0')
+  if (self->folder != NULL && key[0] != '\0' && sk_node_get_input_files (node)[0] != NULL)
     {
       g_autoptr(GFile) folder = sk_project_get_node_folder (self, node);
-      g_autoptr(GFile) script = sk_project_get_node_script (self, node);
 
       validate_input_files (node, folder, &who, problems);
+    }
 
-      if (!g_file_query_exists (script, NULL))
+  if (scripts && self->folder != NULL && key[0] != '\0')
+    {
+      g_autofree char *script = sk_project_get_node_script_path (self, node);
+
+      if (script != NULL && !g_file_test (script, G_FILE_TEST_EXISTS))
         {
           g_autofree char *script_name = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
 
@@ -972,6 +977,32 @@ validate_node (SkProject  *self,
     }
 
   _sk_control_flow_validate (self, node, problems);
+}
+
+/* What sk_project_validate() finds, with steps without a script only when
+ * @scripts. */
+static GPtrArray *
+validate (SkProject *self,
+          gboolean   scripts)
+{
+  g_autoptr(GHashTable) keys = NULL;
+  g_autoptr(GPtrArray) left_over = NULL;
+  g_autoptr(GPtrArray) order = NULL;
+  GPtrArray *problems;
+
+  problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
+  for (guint i = 0; i < self->load_problems->len; i++)
+    g_ptr_array_add (problems, sk_problem_copy (g_ptr_array_index (self->load_problems, i)));
+
+  keys = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < self->nodes->len; i++)
+    validate_node (self, g_ptr_array_index (self->nodes, i), scripts, keys, problems);
+
+  order = topological_sort (self, &left_over);
+  if (left_over->len > 0)
+    describe_cycles (self, left_over, problems);
+
+  return problems;
 }
 
 /**
@@ -991,26 +1022,9 @@ validate_node (SkProject  *self,
 GPtrArray *
 sk_project_validate (SkProject *self)
 {
-  g_autoptr(GHashTable) keys = NULL;
-  g_autoptr(GPtrArray) left_over = NULL;
-  g_autoptr(GPtrArray) order = NULL;
-  GPtrArray *problems;
-
   g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
 
-  problems = g_ptr_array_new_with_free_func ((GDestroyNotify) sk_problem_free);
-  for (guint i = 0; i < self->load_problems->len; i++)
-    g_ptr_array_add (problems, sk_problem_copy (g_ptr_array_index (self->load_problems, i)));
-
-  keys = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < self->nodes->len; i++)
-    validate_node (self, g_ptr_array_index (self->nodes, i), keys, problems);
-
-  order = topological_sort (self, &left_over);
-  if (left_over->len > 0)
-    describe_cycles (self, left_over, problems);
-
-  return problems;
+  return validate (self, TRUE);
 }
 
 /**
@@ -1029,7 +1043,9 @@ sk_project_check (SkProject  *self,
 
   g_return_val_if_fail (SK_IS_PROJECT (self), FALSE);
 
-  problems = sk_project_validate (self);
+  /* A missing script is only ever a warning, so no script is looked for:
+   * a run checks the workflow before it starts, for every step. */
+  problems = validate (self, FALSE);
   for (guint i = 0; i < problems->len; i++)
     {
       SkProblem *problem = g_ptr_array_index (problems, i);

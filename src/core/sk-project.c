@@ -456,6 +456,36 @@ sk_project_get_node_script (SkProject *self,
   return sk_step_folder_get_file (self->folder, sk_node_get_key (node), SK_STEP_FILE_SCRIPT);
 }
 
+/**
+ * sk_project_get_node_script_path:
+ * @self: a #SkProject
+ * @node: a node of @self
+ *
+ * The path of sk_project_get_node_script(), made without a #GFile, for
+ * code that looks at every step's script.
+ *
+ * Returns: (transfer full) (nullable): the node's script, `KEY/KEY.py`,
+ *   or %NULL when the workflow has no local folder or the node no key
+ */
+char *
+sk_project_get_node_script_path (SkProject *self,
+                                 SkNode    *node)
+{
+  const char *folder;
+  const char *key;
+  g_autofree char *relative = NULL;
+
+  g_return_val_if_fail (SK_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (SK_IS_NODE (node), NULL);
+
+  key = sk_node_get_key (node);
+  if (self->folder == NULL || key[0] == '\0' || (folder = g_file_peek_path (self->folder)) == NULL)
+    return NULL;
+
+  relative = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
+  return g_build_filename (folder, key, relative, NULL);
+}
+
 const char *
 sk_project_get_name (SkProject *self)
 {

@@ -126,6 +126,8 @@ GFile              *sk_project_get_node_folder      (SkProject          *self,
                                                      SkNode             *node);
 GFile              *sk_project_get_node_script      (SkProject          *self,
                                                      SkNode             *node);
+char               *sk_project_get_node_script_path (SkProject          *self,
+                                                     SkNode             *node);
 const char         *sk_project_get_name             (SkProject          *self);
 void                sk_project_set_name             (SkProject          *self,
                                                      const char         *name);

@@ -741,7 +741,6 @@ sk_runner_script_has_code (GFile *script)
 {
   g_autoptr(GFileInputStream) stream = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
   guint8 buffer[4096];
   gssize n;
 
@@ -750,34 +749,8 @@ sk_runner_script_has_code (GFile *script)
   if (script == NULL)
     return FALSE;
 
-  /* A run asks this of every step, more than once: a local file is read
-   * without the cost of a stream object, and without waiting on a FIFO,
-   * and read again only when it changed. */
-  path = g_file_get_path (script);
-  if (path != NULL)
-    {
-      gboolean has_code = FALSE;
-      GStatBuf st;
-      int fd;
-
-      if (g_stat (path, &st) != 0)
-        return errno != ENOENT;
-      if (script_answer_lookup (path, &st, &has_code))
-        return has_code;
-
-      fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-      if (fd < 0)
-        return errno != ENOENT;
-
-      while (!has_code && (n = read (fd, buffer, sizeof buffer)) > 0)
-        for (gssize i = 0; i < n && !has_code; i++)
-          has_code = !g_ascii_isspace (buffer[i]);
-
-      close (fd);
-      if (n >= 0)
-        script_answer_store (path, &st, has_code);
-      return has_code || n < 0;
-    }
+  if (g_file_peek_path (script) != NULL)
+    return sk_runner_script_path_has_code (g_file_peek_path (script));
 
   stream = g_file_read (script, NULL, &error);
   if (stream == NULL)
@@ -789,6 +762,47 @@ sk_runner_script_has_code (GFile *script)
         return TRUE;
 
   return n < 0;
+}
+
+/**
+ * sk_runner_script_path_has_code:
+ * @path: (nullable): a step's script, a local file
+ *
+ * sk_runner_script_has_code() for a file named by its path.
+ *
+ * Returns: whether @path holds code
+ */
+gboolean
+sk_runner_script_path_has_code (const char *path)
+{
+  gboolean has_code = FALSE;
+  guint8 buffer[4096];
+  GStatBuf st;
+  gssize n;
+  int fd;
+
+  if (path == NULL)
+    return FALSE;
+
+  /* A run asks this of every step, more than once: the file is read
+   * without waiting on a FIFO, and read again only when it changed. */
+  if (g_stat (path, &st) != 0)
+    return errno != ENOENT;
+  if (script_answer_lookup (path, &st, &has_code))
+    return has_code;
+
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
+    return errno != ENOENT;
+
+  while (!has_code && (n = read (fd, buffer, sizeof buffer)) > 0)
+    for (gssize i = 0; i < n && !has_code; i++)
+      has_code = !g_ascii_isspace (buffer[i]);
+
+  close (fd);
+  if (n >= 0)
+    script_answer_store (path, &st, has_code);
+  return has_code || n < 0;
 }
 
 /**

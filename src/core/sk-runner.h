@@ -110,6 +110,7 @@ void        sk_runner_set_agent_options (SkRunner           *self,
                                        gboolean              allow_network);
 
 gboolean    sk_runner_script_has_code (GFile                *script);
+gboolean    sk_runner_script_path_has_code (const char       *path);
 
 char       *sk_runner_fingerprint     (SkRunner             *self,
                                        SkProject            *project,
