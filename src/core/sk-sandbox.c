@@ -1111,6 +1111,36 @@ sk_sandbox_is_prepared (const char *python)
 }
 
 static void
+probe_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  probe_get ();
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * sk_sandbox_probe_in_background:
+ *
+ * Starts what sk_sandbox_probe() finds out in a thread, unless it is known
+ * already, so that a run that needs the answer later need not wait for it
+ * then.
+ */
+void
+sk_sandbox_probe_in_background (void)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (g_atomic_int_get (&probe_done))
+    return;
+
+  task = g_task_new (NULL, NULL, NULL, NULL);
+  g_task_set_source_tag (task, sk_sandbox_probe_in_background);
+  g_task_run_in_thread (task, probe_thread);
+}
+
+static void
 prepare_thread (GTask        *task,
                 gpointer      source_object,
                 gpointer      task_data,

@@ -38,6 +38,7 @@ typedef enum
 
 gboolean    sk_sandbox_probe             (SkSandboxKind   *kind,
                                           char           **reason);
+void        sk_sandbox_probe_in_background (void);
 gboolean    sk_sandbox_choose            (SkSandboxKind    wanted,
                                           gboolean         allow_unsandboxed,
                                           SkSandboxKind   *kind,

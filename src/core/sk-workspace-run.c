@@ -32,6 +32,7 @@ typedef struct
   char            *model;
   SkRunOptions     options;
   SkRunReport      report;
+  SkSandboxPolicy  sandbox_policy;
 } RunData;
 
 static void
@@ -71,7 +72,9 @@ complete_run (SkWorkspace *self,
   g_autoptr(GTask) task = g_steal_pointer (&self->run_task);
   RunData *data = g_task_get_task_data (task);
 
-  data->report.missing_after = sk_workspace_count_missing_scripts (self, data->nodes);
+  /* Only steps without code at the start can have gained it. */
+  if (data->report.missing_before > 0)
+    data->report.missing_after = sk_workspace_count_missing_scripts (self, data->nodes);
 
   if (self->caller_cancellable != NULL)
     g_cancellable_disconnect (self->caller_cancellable, self->caller_cancelled_id);
@@ -258,7 +261,7 @@ launch (SkWorkspace *self)
   sk_runner_set_force (self->runner, options->force);
   sk_runner_set_in_memory (self->runner, options->in_memory);
   sk_runner_set_approve (self->runner, options->approve);
-  sk_runner_set_sandbox_policy (self->runner, sandbox_policy (self, options));
+  sk_runner_set_sandbox_policy (self->runner, data->sandbox_policy);
 
   _sk_workspace_emit_run_started (self, description);
 
@@ -395,9 +398,10 @@ sk_workspace_count_missing_scripts (SkWorkspace *self,
 
   for (guint i = 0; i < nodes->len; i++)
     {
-      g_autoptr(GFile) script = sk_project_get_node_script (self->project, g_ptr_array_index (nodes, i));
+      g_autofree char *script = sk_project_get_node_script_path (self->project,
+                                                                 g_ptr_array_index (nodes, i));
 
-      if (!sk_runner_script_has_code (script))
+      if (!sk_runner_script_path_has_code (script))
         missing++;
     }
 
@@ -424,9 +428,9 @@ sk_workspace_get_nodes_without_code (SkWorkspace *self)
   for (guint i = 0; i < n_nodes; i++)
     {
       g_autoptr(SkNode) node = g_list_model_get_item (G_LIST_MODEL (self->project), i);
-      g_autoptr(GFile) script = sk_project_get_node_script (self->project, node);
+      g_autofree char *script = sk_project_get_node_script_path (self->project, node);
 
-      if (script != NULL && !sk_runner_script_has_code (script))
+      if (script != NULL && !sk_runner_script_path_has_code (script))
         g_ptr_array_add (nodes, g_steal_pointer (&node));
     }
 
@@ -493,6 +497,12 @@ sk_workspace_run_async (SkWorkspace         *self,
                                _("The workflow is running already"));
       return;
     }
+
+  /* Whether the sandbox works is found out by starting it, which the run
+   * would wait for; it is found out while the run gets ready instead. */
+  data->sandbox_policy = sandbox_policy (self, &data->options);
+  if (!generate && data->sandbox_policy != SK_SANDBOX_POLICY_OFF)
+    sk_sandbox_probe_in_background ();
 
   if (!data->options.no_agent)
     {
