@@ -293,6 +293,86 @@ static char *nested (char  open,
                      char  close,
                      guint depth);
 
+/* What json-glib's parser builds of @text, or %NULL. */
+static JsonNode *
+parse_with_json_glib (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  if (!json_parser_load_from_data (parser, text, -1, NULL) || json_parser_get_root (parser) == NULL)
+    return NULL;
+
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+/* The fast reader builds what json-glib's parser builds, or leaves the
+ * text to it; reading a file gives the same either way. */
+static void
+test_read_canonical (void)
+{
+  const char *same[] = {
+    sample,
+    "{\n  \"status\" : \"success\",\n  \"pickle\" : {\n    \"size\" : 51,\n    \"checksum\" : \"ab\"\n  }\n}",
+    "{\"text\": \"caf\u00e9 \\u00e9 \\n \\\" \\/ \\ud83d\\ude00\"}",
+    "{\"n\": [-0, 0.5, -1.25e3, 1E-2, 123456789012345678, []], \"o\": {}}",
+    "  [true, false, null, \"x\"]  ",
+    "\"only a string\"",
+    "-17",
+  };
+  const char *left[] = {
+    "{\"a\": 1, \"a\": 2}",
+    "{\"a\": \"\\ud800\"}",
+    "{\"a\": \"x\\u0000y\"}",
+    "{\"a\": 1} trailing",
+    "{\"a\": 1234567890123456789012}",
+    "{\"a\": 01}",
+    "{\"a\": \"\xff\"}",
+    "{\"a\": 1,}",
+    "",
+    "   ",
+    "{\"a\": NaN}",
+  };
+  g_autofree char *folder = sk_test_make_tmp_dir ("json");
+  g_autofree char *path = g_build_filename (folder, "record.json", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    {
+      g_autoptr(JsonNode) fast = sk_json_read_canonical (same[i], strlen (same[i]));
+      g_autoptr(JsonNode) glib = parse_with_json_glib (same[i]);
+      g_autofree char *fast_text = NULL;
+      g_autofree char *glib_text = NULL;
+
+      g_assert_nonnull (fast);
+      g_assert_nonnull (glib);
+      g_assert_true (json_node_equal (fast, glib));
+      fast_text = sk_json_to_data (fast, TRUE, NULL);
+      glib_text = sk_json_to_data (glib, TRUE, NULL);
+      g_assert_cmpstr (fast_text, ==, glib_text);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (left); i++)
+    g_assert_null (sk_json_read_canonical (left[i], strlen (left[i])));
+
+  /* A file the fast reader leaves reads as before. */
+  sk_test_write_text (folder, "record.json", "{\"a\": 1, \"a\": 2}");
+  {
+    g_autoptr(JsonObject) object = sk_json_read_object (path, NULL);
+
+    g_assert_nonnull (object);
+    g_assert_cmpint (json_object_get_int_member (object, "a"), ==, 2);
+  }
+  sk_test_write_text (folder, "record.json", sample);
+  {
+    g_autoptr(JsonObject) object = sk_json_read_object (path, NULL);
+    g_autoptr(JsonObject) expected = parse_object (sample);
+
+    g_assert_nonnull (object);
+    g_assert_true (json_object_equal (object, expected));
+  }
+
+  sk_test_remove_tree (folder);
+}
+
 static void
 test_read_too_deep (void)
 {
@@ -537,6 +617,7 @@ main (int   argc,
   g_test_add_func ("/json/write-atomic/invalid-text", test_write_invalid_text);
   g_test_add_func ("/json/read/errors", test_read_errors);
   g_test_add_func ("/json/read/too-deep", test_read_too_deep);
+  g_test_add_func ("/json/read/canonical", test_read_canonical);
   g_test_add_func ("/json/check-depth/limit", test_check_depth_limit);
   g_test_add_func ("/json/check-depth/strings", test_check_depth_strings);
   g_test_add_func ("/json/replace-lone-surrogates", test_replace_lone_surrogates);

@@ -496,6 +496,7 @@ sk_json_read_object (const char  *path,
                      GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(JsonNode) fast = NULL;
   g_autofree char *data = NULL;
   gsize length = 0;
   JsonNode *root;
@@ -506,14 +507,21 @@ sk_json_read_object (const char  *path,
   if ((data = read_regular_file (path, &length, error)) == NULL)
     return NULL;
 
-  if (!sk_json_check_depth (data, length, SK_JSON_MAX_DEPTH, error))
-    return NULL;
+  if ((fast = sk_json_read_canonical (data, length)) != NULL)
+    {
+      root = fast;
+    }
+  else
+    {
+      if (!sk_json_check_depth (data, length, SK_JSON_MAX_DEPTH, error))
+        return NULL;
 
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, data, length, error))
-    return NULL;
+      parser = json_parser_new_immutable ();
+      if (!json_parser_load_from_data (parser, data, length, error))
+        return NULL;
 
-  root = json_parser_get_root (parser);
+      root = json_parser_get_root (parser);
+    }
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_autofree char *display = g_filename_display_name (path);

@@ -7,13 +7,15 @@
  * it to text: what was saved must load again, and saving that gives the
  * same text. When the fast reader of the canonical form reads the bytes, the
  * lenient reading must give the same workflow and the same problems; and
- * the text written straight from the workflow must be json-glib's.
+ * the text written straight from the workflow must be json-glib's. The
+ * fast reader of any JSON must read what json-glib's parser reads.
  */
 
 #include "config.h"
 
 #include <string.h>
 
+#include "sk-json.h"
 #include "sk-project-private.h"
 
 #include "fuzz-common.h"
@@ -72,6 +74,32 @@ check_fast_reader (const guint8 *data,
     g_error ("The two readings differ:\n%s\n---\n%s", expected, actual);
 }
 
+/* What the fast reader of JSON reads, json-glib's parser reads the same. */
+static void
+check_canonical_json (const guint8 *data,
+                      size_t        size)
+{
+  g_autoptr(JsonNode) fast = sk_json_read_canonical ((const char *) data, size);
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *actual = NULL;
+
+  if (fast == NULL)
+    return;
+
+  if (!sk_json_check_depth ((const char *) data, (gssize) size, SK_JSON_MAX_DEPTH, &error))
+    g_error ("The fast reader read JSON nested too deep: %s", error->message);
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, (const char *) data, (gssize) size, &error))
+    g_error ("The fast reader read what json-glib refuses: %s", error->message);
+
+  expected = sk_json_to_data (json_parser_get_root (parser), TRUE, NULL);
+  actual = sk_json_to_data (fast, TRUE, NULL);
+  if (strcmp (expected, actual) != 0 || !json_node_equal (fast, json_parser_get_root (parser)))
+    g_error ("The two readings of JSON differ:\n%s\n---\n%s", expected, actual);
+}
+
 int
 LLVMFuzzerTestOneInput (const guint8 *data,
                         size_t        size)
@@ -86,6 +114,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   gsize saved_again_length = 0;
 
   check_fast_reader (data, size);
+  check_canonical_json (data, size);
 
   project = sk_project_load_from_data ((const char *) data, (gssize) size, NULL, &error);
   if (project == NULL)
