@@ -84,6 +84,11 @@ struct _NodeRun
   char            *input_problem;
   GPtrArray       *successors;
   GHashTable      *snapshot;
+
+  /* The record of the node's last run, read while the run got ready, for
+   * the node's first start only. */
+  JsonObject      *record;
+
   SkHarnessLaunch *launch;
   JsonObject      *result;
   char            *stderr_tail;
@@ -113,6 +118,7 @@ struct _NodeRun
   guint            waiting : 1;
   guint            held : 1;
   guint            missing_unsettled : 1;
+  guint            record_read : 1;
 };
 
 struct _Run
@@ -143,6 +149,11 @@ struct _Run
 
   /* The fork server of the isolated mode, started with the first step. */
   SkHarnessServer *server;
+
+  /* What the run waits for before its first step: the fingerprints and
+   * the nodes' records, each read in a thread of its own. */
+  SkFingerprints  *fingerprints;
+  guint            getting_ready;
 
   guint         in_memory : 1;
   guint         saved : 1;
@@ -198,6 +209,7 @@ node_run_free (NodeRun *node_run)
   node_run_clear_process (node_run);
   g_clear_object (&node_run->node);
   g_clear_pointer (&node_run->folder_path, g_free);
+  g_clear_pointer (&node_run->record, json_object_unref);
   g_clear_pointer (&node_run->fingerprint, g_free);
   g_clear_pointer (&node_run->missing_priors, g_free);
   g_clear_pointer (&node_run->blocked_by, g_free);
@@ -234,6 +246,7 @@ run_free (Run *run)
   g_clear_pointer (&run->order, g_ptr_array_unref);
   g_clear_object (&run->worker);
   g_clear_object (&run->server);
+  g_clear_pointer (&run->fingerprints, sk_fingerprints_free);
   g_clear_object (&run->cancellable);
   g_clear_object (&run->project);
   g_clear_object (&run->runner);
@@ -2388,7 +2401,7 @@ static gboolean
 start_node (NodeRun *node_run)
 {
   Run *run = node_run->run;
-  g_autoptr(GFile) script = sk_project_get_node_script (run->project, node_run->node);
+  g_autofree char *script = sk_project_get_node_script_path (run->project, node_run->node);
   g_autoptr(JsonObject) record = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *expected = NULL;
@@ -2415,7 +2428,7 @@ start_node (NodeRun *node_run)
       return FALSE;
     }
 
-  has_code = sk_runner_script_has_code (script);
+  has_code = sk_runner_script_path_has_code (script);
 
   if (run->generate_only)
     {
@@ -2475,7 +2488,7 @@ start_node (NodeRun *node_run)
     {
       g_autofree char *relative = sk_step_folder_relative_path (key, SK_STEP_FILE_SCRIPT);
       g_autofree char *message = NULL;
-      gboolean exists = script != NULL && g_file_query_exists (script, NULL);
+      gboolean exists = script != NULL && g_file_test (script, G_FILE_TEST_EXISTS);
 
       /* Without a coding agent, a step without code is not a failure of
        * its code: it waits for someone to write it. */
@@ -2522,7 +2535,11 @@ start_node (NodeRun *node_run)
   /* A step whose priors did not all give it their outputs in this run is
    * run again, so that it decides anew whether it can do without them,
    * rather than shown up to date beside a prior that failed. */
-  record = sk_run_record_read (node_run->folder_path, key);
+  if (node_run->record_read)
+    record = g_steal_pointer (&node_run->record);
+  else if (!run->force)
+    record = sk_run_record_read (node_run->folder_path, key);
+  node_run->record_read = FALSE;
   if (!run->force && !node_run->upstream_changed && !node_run->missing_unsettled &&
       sk_run_record_is_usable (record, node_run->folder_path, key, expected))
     {
@@ -2730,17 +2747,21 @@ cancelled_cb (GCancellable *cancellable,
 
 /* Starting a run -------------------------------------------------------- */
 
+/* Once the fingerprints and the records are there, the nodes that need no
+ * other node's result can start. */
 static void
-fingerprints_ready_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
+got_ready (Run *run)
 {
-  Run *run = user_data;
-  g_autoptr(SkFingerprints) fingerprints = sk_fingerprints_compute_finish (result, NULL);
+  g_autoptr(SkFingerprints) fingerprints = NULL;
+
+  g_assert (run->getting_ready > 0);
+  if (--run->getting_ready > 0)
+    return;
 
   /* Without fingerprints the run was stopped; the nodes are scheduled all
    * the same, and each reports that it did not start.
    */
+  fingerprints = g_steal_pointer (&run->fingerprints);
   for (guint i = 0; i < run->order->len; i++)
     {
       NodeRun *node_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (run->order, i));
@@ -2759,6 +2780,112 @@ fingerprints_ready_cb (GObject      *object,
     }
 
   schedule (run);
+}
+
+static void
+fingerprints_ready_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+
+  run->fingerprints = sk_fingerprints_compute_finish (result, NULL);
+  got_ready (run);
+}
+
+/* The records of the nodes a run may find up to date: reading a thousand
+ * small files takes a while, which the hashing of the fingerprints, in a
+ * thread of its own, hides. */
+typedef struct
+{
+  GPtrArray  *node_runs;
+  GStrv       folders;
+  GStrv       keys;
+  JsonObject **records;
+  guint       n_read;
+} RecordReads;
+
+static void
+record_reads_free (RecordReads *reads)
+{
+  for (guint i = 0; i < reads->node_runs->len; i++)
+    g_clear_pointer (&reads->records[i], json_object_unref);
+  g_free (reads->records);
+  g_strfreev (reads->folders);
+  g_strfreev (reads->keys);
+  g_ptr_array_unref (reads->node_runs);
+  g_free (reads);
+}
+
+static void
+read_records_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  RecordReads *reads = task_data;
+
+  for (; reads->n_read < reads->node_runs->len && !g_cancellable_is_cancelled (cancellable);
+       reads->n_read++)
+    reads->records[reads->n_read] = sk_run_record_read (reads->folders[reads->n_read],
+                                                        reads->keys[reads->n_read]);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+records_read_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  RecordReads *reads = g_task_get_task_data (G_TASK (result));
+
+  /* A stopped run may not have read them all; the others are read when
+   * their nodes start. */
+  for (guint i = 0; i < reads->n_read; i++)
+    {
+      NodeRun *node_run = g_ptr_array_index (reads->node_runs, i);
+
+      node_run->record = g_steal_pointer (&reads->records[i]);
+      node_run->record_read = TRUE;
+    }
+
+  got_ready (run);
+}
+
+/* Reads the records of @run's nodes in a thread; got_ready() is called
+ * when they are there. */
+static void
+read_records_async (Run *run)
+{
+  g_autoptr(GTask) task = NULL;
+  RecordReads *reads = g_new0 (RecordReads, 1);
+  GStrvBuilder *folders = g_strv_builder_new ();
+  GStrvBuilder *keys = g_strv_builder_new ();
+
+  reads->node_runs = g_ptr_array_new ();
+  for (guint i = 0; i < run->order->len; i++)
+    {
+      NodeRun *node_run = g_hash_table_lookup (run->node_runs, g_ptr_array_index (run->order, i));
+
+      if (node_run == NULL || node_run->folder_path == NULL)
+        continue;
+
+      g_ptr_array_add (reads->node_runs, node_run);
+      g_strv_builder_add (folders, node_run->folder_path);
+      g_strv_builder_add (keys, sk_node_get_key (node_run->node));
+    }
+  reads->folders = g_strv_builder_end (folders);
+  reads->keys = g_strv_builder_end (keys);
+  reads->records = g_new0 (JsonObject *, reads->node_runs->len);
+  g_strv_builder_unref (folders);
+  g_strv_builder_unref (keys);
+
+  run->getting_ready++;
+  task = g_task_new (NULL, run->cancellable, records_read_cb, run);
+  g_task_set_source_tag (task, read_records_async);
+  g_task_set_task_data (task, reads, (GDestroyNotify) record_reads_free);
+  g_task_run_in_thread (task, read_records_thread);
 }
 
 static void
@@ -2907,9 +3034,9 @@ run_start (SkRunner     *self,
 
       if (generate_only)
         {
-          g_autoptr(GFile) script = sk_project_get_node_script (project, node);
+          g_autofree char *script = sk_project_get_node_script_path (project, node);
 
-          if (sk_runner_script_has_code (script))
+          if (sk_runner_script_path_has_code (script))
             continue;
         }
 
@@ -2925,7 +3052,10 @@ run_start (SkRunner     *self,
    */
   fingerprints = sk_fingerprints_new (project, run->order, run->python);
   sk_fingerprints_set_inputs (fingerprints, self->inputs_fingerprint);
+  run->getting_ready = 1;
   sk_fingerprints_compute_async (fingerprints, run->cancellable, fingerprints_ready_cb, run);
+  if (!run->force && !generate_only)
+    read_records_async (run);
 }
 
 typedef struct
