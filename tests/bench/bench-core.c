@@ -37,6 +37,7 @@
 #define RUN_PRIORS 2
 #define STARTUP_REPEATS 10
 #define WRAPPER_REPEATS 3
+#define CLI_REPEATS 15
 
 typedef struct
 {
@@ -302,25 +303,49 @@ find_python (char  **wrapper,
   return g_steal_pointer (&path);
 }
 
+/* The median wall time of @repeats runs of @argv, with what it prints
+ * thrown away, and the fastest in @fastest; -1 when a run fails.
+ */
 static double
-time_startup (const char *python,
-              guint       repeats)
+time_command (const char * const *argv,
+              guint               repeats,
+              double             *fastest)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree double *times = g_new0 (double, repeats);
-  const char * const argv[] = { python, "-c", "pass", NULL };
 
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
   for (guint i = 0; i < repeats; i++)
     {
       g_autoptr(GError) error = NULL;
       gint64 start = g_get_monotonic_time ();
 
       if (!spawn_and_wait (launcher, argv, &error))
-        return -1;
+        {
+          g_print ("   %s failed: %s\n", argv[0], error->message);
+          return -1;
+        }
       times[i] = ms_since (start);
     }
 
+  if (fastest != NULL)
+    {
+      *fastest = times[0];
+      for (guint i = 1; i < repeats; i++)
+        *fastest = MIN (*fastest, times[i]);
+    }
+
   return sk_test_median (times, repeats);
+}
+
+static double
+time_startup (const char *python,
+              guint       repeats)
+{
+  const char * const argv[] = { python, "-c", "pass", NULL };
+
+  return time_command (argv, repeats, NULL);
 }
 
 /* 1. Loading, validating and saving ------------------------------------- */
@@ -645,6 +670,56 @@ time_runner (Workflow *workflow,
   return ok ? elapsed : -1;
 }
 
+/* What a person waits for when `skele run` has nothing to do: the whole
+ * command, from its start to its exit, loading, checking and the runner
+ * included. Against the same binary printing its version, which is what
+ * starting it costs. Returns the median, -1 when it cannot be measured.
+ */
+static double
+time_cli_nothing_to_do (Workflow *workflow,
+                        double   *fastest,
+                        double   *version_ms)
+{
+  const char *skele = g_getenv ("SKELE_BIN");
+  const char *run_argv[] = { NULL, "run", workflow->folder, "--python", workflow->python,
+                             "--jobs", "2", "--no-agent", NULL };
+  const char *version_argv[] = { NULL, "--version", NULL };
+  g_autofree const char **check_argv = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *events = NULL;
+  g_autoptr(GError) error = NULL;
+  double median;
+
+  if (skele == NULL)
+    skele = SKELE_BENCH_CLI;
+  if (!g_file_test (skele, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_print ("   skele run, nothing to do: skipped, %s is not built "
+               "(build src/cli/skele or set SKELE_BIN)\n", skele);
+      return -1;
+    }
+
+  run_argv[0] = version_argv[0] = skele;
+  *version_ms = time_command (version_argv, CLI_REPEATS, NULL);
+  median = time_command (run_argv, CLI_REPEATS, fastest);
+
+  /* The row stands only if every step was up to date. */
+  expected = g_strdup_printf ("\"succeeded\":0,\"failed\":0,\"skipped\":0,\"up_to_date\":%u,",
+                              workflow->dag->n_nodes);
+  check_argv = g_new0 (const char *, G_N_ELEMENTS (run_argv) + 1);
+  memcpy (check_argv, run_argv, sizeof run_argv);
+  check_argv[G_N_ELEMENTS (run_argv) - 1] = "--events=json";
+  if (median > 0 && ((events = capture_output (check_argv, &error)) == NULL ||
+                     strstr (events, expected) == NULL))
+    {
+      g_print ("   skele run, nothing to do: not up to date: %s\n",
+               error != NULL ? error->message : "some step ran");
+      return -1;
+    }
+
+  return median;
+}
+
 /* 3. Snakemake ------------------------------------------------------------ */
 
 /* Quotes @text for a Python string literal that Snakemake then formats. */
@@ -940,6 +1015,7 @@ main (int   argc,
   double base_ms, iso1_ms, spawn1_ms, spawn2_ms, iso2_ms, again_ms, mem_ms, snake_ms = -1;
   double export_ms = -1, exported_ms = -1, exported_again_ms = -1;
   double startup_ms, wrapper_ms = -1, load_ms;
+  double cli_ms, cli_fastest_ms = -1, cli_version_ms = -1;
 
   if ((tmp = g_dir_make_tmp ("skele-bench-XXXXXX", &error)) == NULL)
     {
@@ -1014,6 +1090,12 @@ main (int   argc,
   again_ms = time_runner (workflow, FALSE, TRUE, 2, FALSE, &ok_again);
   print_row ("skele isolated, nothing to do (no force)", "2", again_ms, n_nodes, ok_again,
              base_ms);
+  cli_ms = time_cli_nothing_to_do (workflow, &cli_fastest_ms, &cli_version_ms);
+  if (cli_ms > 0)
+    g_print ("   %-40s %4s   %9.3f %9s %9s (median of %u, fastest %.1f ms; "
+             "`skele --version` %.1f ms)\n",
+             "`skele run`, nothing to do (command)", "2", cli_ms / 1000, "", "",
+             CLI_REPEATS, cli_fastest_ms, cli_version_ms);
   mem_ms = time_runner (workflow, TRUE, TRUE, 2, TRUE, &ok_mem);
   print_row ("skele in-memory (one worker, serial)", "2", mem_ms, n_nodes, ok_mem, base_ms);
   if (iso1_ms > 0 && spawn1_ms > 0 && mem_ms > 0)
@@ -1061,9 +1143,9 @@ main (int   argc,
   sk_test_print_load_average ("   loadavg    ", "after");
   g_print ("Summary: load+validate %u nodes %.0f ms; %u-node run, skele/baseline: "
            "spawned j2 %.2f, forked j1 %.2f, forked j2 %.2f, in-memory %.2f; "
-           "skele forked j2/snakemake ",
+           "`skele run` with nothing to do %.0f ms; skele forked j2/snakemake ",
            LOAD_NODES, load_ms, n_nodes, ratio (spawn2_ms, base_ms), ratio (iso1_ms, base_ms),
-           ratio (iso2_ms, base_ms), ratio (mem_ms, base_ms));
+           ratio (iso2_ms, base_ms), ratio (mem_ms, base_ms), cli_ms);
   if (snake_ms > 0)
     g_print ("%.2f", ratio (iso2_ms, snake_ms));
   else
@@ -1076,6 +1158,9 @@ main (int   argc,
   else
     g_print ("; Snakemake export n/a\n");
 
-  sk_test_remove_tree (tmp);
+  if (g_getenv ("SKELE_BENCH_KEEP") != NULL)
+    g_print ("Kept: %s\n", tmp);
+  else
+    sk_test_remove_tree (tmp);
   return 0;
 }
