@@ -476,30 +476,64 @@ sk_project_can_connect (SkProject  *self,
   return TRUE;
 }
 
-static int
-compare_positions (gconstpointer a,
-                   gconstpointer b,
-                   gpointer      user_data)
+/* The ready nodes of topological_sort(), by file position, in a binary
+ * heap whose least position is first. */
+static void
+heap_push (guint *heap,
+           guint *len,
+           guint  position)
 {
-  guint position_a = GPOINTER_TO_UINT (a);
-  guint position_b = GPOINTER_TO_UINT (b);
+  guint i = (*len)++;
 
-  return position_a < position_b ? -1 : position_a > position_b;
+  while (i > 0 && heap[(i - 1) / 2] > position)
+    {
+      heap[i] = heap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  heap[i] = position;
+}
+
+static guint
+heap_pop (guint *heap,
+          guint *len)
+{
+  guint first = heap[0];
+  guint last = heap[--(*len)];
+  guint i = 0;
+
+  for (;;)
+    {
+      guint child = 2 * i + 1;
+
+      if (child >= *len)
+        break;
+      if (child + 1 < *len && heap[child + 1] < heap[child])
+        child++;
+      if (heap[child] >= last)
+        break;
+      heap[i] = heap[child];
+      i = child;
+    }
+  if (*len > 0)
+    heap[i] = last;
+
+  return first;
 }
 
 /* Kahn's algorithm that always takes the ready node that comes first in the
  * file, so that the order is stable and a file already in dependency order
- * keeps its order. The ready nodes are kept sorted by file position in a
- * balanced tree, which keeps wide workflows at O(n log n). Nodes left over
- * are on a cycle or downstream of one.
+ * keeps its order. The ready nodes are kept in a heap by file position,
+ * which keeps wide workflows at O(n log n). Nodes left over are on a cycle
+ * or downstream of one.
  */
 static GPtrArray *
 topological_sort (SkProject  *self,
                   GPtrArray **left_over)
 {
   g_autoptr(GHashTable) file_position = g_hash_table_new (NULL, NULL);
-  g_autoptr(GSequence) ready = g_sequence_new (NULL);
+  g_autofree guint *ready = g_new (guint, self->nodes->len);
   g_autofree guint *in_degree = g_new0 (guint, self->nodes->len);
+  guint n_ready = 0;
   GHashTable *successors = get_successors (self);
   GPtrArray *order = g_ptr_array_new_full (self->nodes->len, g_object_unref);
 
@@ -522,17 +556,16 @@ topological_sort (SkProject  *self,
             in_degree[i]++;
         }
 
+      /* In file order, which is already a heap. */
       if (in_degree[i] == 0)
-        g_sequence_append (ready, GUINT_TO_POINTER (i));
+        ready[n_ready++] = i;
     }
 
-  while (!g_sequence_is_empty (ready))
+  while (n_ready > 0)
     {
-      GSequenceIter *first = g_sequence_get_begin_iter (ready);
-      SkNode *node = g_ptr_array_index (self->nodes, GPOINTER_TO_UINT (g_sequence_get (first)));
+      SkNode *node = g_ptr_array_index (self->nodes, heap_pop (ready, &n_ready));
       GPtrArray *list = g_hash_table_lookup (successors, sk_node_get_id (node));
 
-      g_sequence_remove (first);
       g_ptr_array_add (order, g_object_ref (node));
 
       for (guint i = 0; list != NULL && i < list->len; i++)
@@ -541,7 +574,7 @@ topological_sort (SkProject  *self,
                                                                  g_ptr_array_index (list, i)));
 
           if (--in_degree[position] == 0)
-            g_sequence_insert_sorted (ready, GUINT_TO_POINTER (position), compare_positions, NULL);
+            heap_push (ready, &n_ready, position);
         }
     }
 
