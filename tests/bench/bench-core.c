@@ -31,7 +31,7 @@
 #include "sk-test-util.h"
 
 #define MAX_PRIORS 3
-#define LOAD_NODES 10000
+#define DEFAULT_LOAD_NODES 10000
 #define LOAD_REPEATS 5
 #define DEFAULT_RUN_NODES 1000
 #define RUN_PRIORS 2
@@ -352,9 +352,10 @@ time_startup (const char *python,
 
 static double
 bench_load (const char *tmp,
+            guint       n_nodes,
             GRand      *rng)
 {
-  g_autoptr(Dag) dag = dag_new (LOAD_NODES, MAX_PRIORS, rng);
+  g_autoptr(Dag) dag = dag_new (n_nodes, MAX_PRIORS, rng);
   g_autofree char *text = NULL;
   g_autofree char *empty_path = g_build_filename (tmp, "empty-workflow", NULL);
   g_autoptr(GFile) empty = g_file_new_for_path (empty_path);
@@ -1010,6 +1011,7 @@ main (int   argc,
   g_autofree char *snakemake_version = NULL;
   const char *skip_reason = NULL;
   guint n_nodes = sk_test_env_uint ("SKELE_BENCH_NODES", DEFAULT_RUN_NODES, G_MAXUINT / 2);
+  guint n_load_nodes = sk_test_env_uint ("SKELE_BENCH_LOAD_NODES", DEFAULT_LOAD_NODES, 10000000);
   guint ok_base = 0, ok_spawn1 = 0, ok_spawn2 = 0, ok_iso1 = 0, ok_iso2 = 0;
   guint ok_again = 0, ok_mem = 0, ok_snake = 0;
   double base_ms, iso1_ms, spawn1_ms, spawn2_ms, iso2_ms, again_ms, mem_ms, snake_ms = -1;
@@ -1055,7 +1057,7 @@ main (int   argc,
   sk_test_print_load_average ("   loadavg    ", "before");
   g_print ("\n");
 
-  load_ms = bench_load (tmp, rng);
+  load_ms = bench_load (tmp, n_load_nodes, rng);
 
   workflow = workflow_new (tmp, python, n_nodes, rng);
   if (workflow == NULL)
@@ -1144,7 +1146,7 @@ main (int   argc,
   g_print ("Summary: load+validate %u nodes %.0f ms; %u-node run, skele/baseline: "
            "spawned j2 %.2f, forked j1 %.2f, forked j2 %.2f, in-memory %.2f; "
            "`skele run` with nothing to do %.0f ms; skele forked j2/snakemake ",
-           LOAD_NODES, load_ms, n_nodes, ratio (spawn2_ms, base_ms), ratio (iso1_ms, base_ms),
+           n_load_nodes, load_ms, n_nodes, ratio (spawn2_ms, base_ms), ratio (iso1_ms, base_ms),
            ratio (iso2_ms, base_ms), ratio (mem_ms, base_ms), cli_ms);
   if (snake_ms > 0)
     g_print ("%.2f", ratio (iso2_ms, snake_ms));
