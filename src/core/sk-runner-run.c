@@ -2406,10 +2406,16 @@ start_node (NodeRun *node_run)
   g_autoptr(GError) error = NULL;
   g_autofree char *expected = NULL;
   const char *key = sk_node_get_key (node_run->node);
+  gboolean record_read = node_run->record_read;
   double milliseconds;
   gboolean started;
   gboolean has_code;
 
+  /* The record read while the run got ready stands for the node's first
+   * start only: a start after the coding agent wrote the code, or after a
+   * repair, reads it again. */
+  record = g_steal_pointer (&node_run->record);
+  node_run->record_read = FALSE;
   node_run->started = g_get_monotonic_time ();
 
   if (node_run->parent != NULL)
@@ -2535,11 +2541,8 @@ start_node (NodeRun *node_run)
   /* A step whose priors did not all give it their outputs in this run is
    * run again, so that it decides anew whether it can do without them,
    * rather than shown up to date beside a prior that failed. */
-  if (node_run->record_read)
-    record = g_steal_pointer (&node_run->record);
-  else if (!run->force)
+  if (!record_read && !run->force)
     record = sk_run_record_read (node_run->folder_path, key);
-  node_run->record_read = FALSE;
   if (!run->force && !node_run->upstream_changed && !node_run->missing_unsettled &&
       sk_run_record_is_usable (record, node_run->folder_path, key, expected))
     {
