@@ -530,17 +530,22 @@ static GPtrArray *
 topological_sort (SkProject  *self,
                   GPtrArray **left_over)
 {
+  guint n_nodes = self->nodes->len;
   g_autoptr(GHashTable) file_position = g_hash_table_new (NULL, NULL);
-  g_autofree guint *ready = g_new (guint, self->nodes->len);
-  g_autofree guint *in_degree = g_new0 (guint, self->nodes->len);
+  g_autoptr(GArray) edges = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+  g_autofree guint *ready = g_new (guint, n_nodes);
+  g_autofree guint *in_degree = g_new0 (guint, n_nodes);
+  g_autofree guint *first = g_new0 (guint, n_nodes + 1);
+  g_autofree guint *successors = NULL;
   guint n_ready = 0;
-  GHashTable *successors = get_successors (self);
-  GPtrArray *order = g_ptr_array_new_full (self->nodes->len, g_object_unref);
+  GPtrArray *order = g_ptr_array_new_full (n_nodes, g_object_unref);
 
-  for (guint i = 0; i < self->nodes->len; i++)
+  for (guint i = 0; i < n_nodes; i++)
     g_hash_table_insert (file_position, g_ptr_array_index (self->nodes, i), GUINT_TO_POINTER (i));
 
-  for (guint i = 0; i < self->nodes->len; i++)
+  /* The edges by file position, from each node's priors, in the order of
+   * the nodes that need them. */
+  for (guint i = 0; i < n_nodes; i++)
     {
       SkNode *node = g_ptr_array_index (self->nodes, i);
       const char * const *priors = sk_node_get_priors (node);
@@ -548,12 +553,23 @@ topological_sort (SkProject  *self,
       for (guint j = 0; priors[j] != NULL; j++)
         {
           SkNode *prior = g_hash_table_lookup (self->by_id, priors[j]);
+          guint edge[2];
 
           /* Dangling priors are reported by validation, not ordered. A prior
-           * listed twice counts once, as the successor lists hold each edge once.
+           * listed twice counts once. A node that needs itself waits for
+           * itself, and so is left over.
            */
-          if (prior != NULL && (prior == node || !g_strv_contains (priors + j + 1, priors[j])))
-            in_degree[i]++;
+          if (prior == NULL || (prior != node && g_strv_contains (priors + j + 1, priors[j])))
+            continue;
+
+          in_degree[i]++;
+          if (prior == node)
+            continue;
+
+          edge[0] = GPOINTER_TO_UINT (g_hash_table_lookup (file_position, prior));
+          edge[1] = i;
+          g_array_append_vals (edges, edge, 1);
+          first[edge[0] + 1]++;
         }
 
       /* In file order, which is already a heap. */
@@ -561,28 +577,36 @@ topological_sort (SkProject  *self,
         ready[n_ready++] = i;
     }
 
+  /* Each node's successors, together. */
+  for (guint i = 0; i < n_nodes; i++)
+    first[i + 1] += first[i];
+  successors = g_new (guint, MAX (edges->len, 1));
+  {
+    g_autofree guint *filled = g_memdup2 (first, sizeof (guint) * n_nodes);
+
+    for (guint k = 0; k < edges->len; k++)
+      {
+        const guint *edge = &g_array_index (edges, guint, 2 * k);
+
+        successors[filled[edge[0]]++] = edge[1];
+      }
+  }
+
   while (n_ready > 0)
     {
-      SkNode *node = g_ptr_array_index (self->nodes, heap_pop (ready, &n_ready));
-      GPtrArray *list = g_hash_table_lookup (successors, sk_node_get_id (node));
+      guint position = heap_pop (ready, &n_ready);
 
-      g_ptr_array_add (order, g_object_ref (node));
-
-      for (guint i = 0; list != NULL && i < list->len; i++)
-        {
-          guint position = GPOINTER_TO_UINT (g_hash_table_lookup (file_position,
-                                                                 g_ptr_array_index (list, i)));
-
-          if (--in_degree[position] == 0)
-            heap_push (ready, &n_ready, position);
-        }
+      g_ptr_array_add (order, g_object_ref (g_ptr_array_index (self->nodes, position)));
+      for (guint k = first[position]; k < first[position + 1]; k++)
+        if (--in_degree[successors[k]] == 0)
+          heap_push (ready, &n_ready, successors[k]);
     }
 
   if (left_over != NULL)
     {
       *left_over = g_ptr_array_new ();
 
-      for (guint i = 0; i < self->nodes->len; i++)
+      for (guint i = 0; i < n_nodes; i++)
         {
           if (in_degree[i] > 0)
             g_ptr_array_add (*left_over, g_ptr_array_index (self->nodes, i));
