@@ -701,6 +701,18 @@ script_answer_lookup (const char     *path,
   return found;
 }
 
+static gboolean
+script_answer_known (const char *path)
+{
+  gboolean known;
+
+  G_LOCK (script_answers);
+  known = script_answers != NULL && g_hash_table_contains (script_answers, path);
+  G_UNLOCK (script_answers);
+
+  return known;
+}
+
 static void
 script_answer_store (const char     *path,
                      const GStatBuf *st,
@@ -785,15 +797,25 @@ sk_runner_script_path_has_code (const char *path)
     return FALSE;
 
   /* A run asks this of every step, more than once: the file is read
-   * without waiting on a FIFO, and read again only when it changed. */
-  if (g_stat (path, &st) != 0)
-    return errno != ENOENT;
-  if (script_answer_lookup (path, &st, &has_code))
-    return has_code;
+   * without waiting on a FIFO, and read again only when it changed. A
+   * file not seen before is opened at once, which looks its path up once
+   * instead of twice. */
+  if (script_answer_known (path))
+    {
+      if (g_stat (path, &st) != 0)
+        return errno != ENOENT;
+      if (script_answer_lookup (path, &st, &has_code))
+        return has_code;
+    }
 
   fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   if (fd < 0)
     return errno != ENOENT;
+  if (fstat (fd, &st) != 0)
+    {
+      close (fd);
+      return TRUE;
+    }
 
   while (!has_code && (n = read (fd, buffer, sizeof buffer)) > 0)
     for (gssize i = 0; i < n && !has_code; i++)
